@@ -1,0 +1,267 @@
+/* SPDX-License-Identifier: GPL-2.0 WITH Linux-syscall-note */
+/*
+ * PRISM: one-sided remote memory operations over raw Ethernet.
+ *
+ * User-visible interface of the prism kernel module.
+ *
+ * Model
+ * -----
+ * A host runs the module; applications open sockets of the PRISM family
+ * (number in /sys/module/prism/parameters/family, default 25) and bind each
+ * to an interface and an endpoint id.  An endpoint is addressed from the
+ * network by (MAC address, endpoint id).
+ *
+ * A server endpoint registers memory regions (ioctl PRISM_IOC_REG_MR).  Each
+ * region gets an unguessable 64-bit rkey and access rights.  Remote clients
+ * then submit chains of operations that the target host's kernel executes in
+ * softirq context against those regions, without waking the server process.
+ *
+ * A client submits a chain with sendmsg() (msg_name = target address, data =
+ * struct prism_chain followed by the ops) and collects exactly one
+ * completion per chain with recvmsg() (struct prism_msg, kind
+ * PRISM_MSG_COMPLETION).  Both work through io_uring (SENDMSG, RECV/RECVMSG,
+ * multishot RECV with provided buffers).  A two-sided SEND op delivers its
+ * data to the target socket, where recvmsg() returns it as PRISM_MSG_SEND
+ * with the sender's address in msg_name.
+ *
+ * Byte order
+ * ----------
+ * All fields of the structures in this header are in host byte order; the
+ * module converts to network order on the wire.  Data in registered memory
+ * is raw bytes.  Two places interpret memory as numbers, both as
+ * LITTLE-ENDIAN unsigned integers (the native order of x86-64 and arm64):
+ *  - pointers read by indirect operations are 8-byte little-endian virtual
+ *    addresses in the target process' address space;
+ *  - the ordered CAS modes (GT, GE, LT, LE) compare the masked operands as
+ *    unsigned integers of op.len bytes, byte op.len-1 most significant.
+ *    So in a 16-byte CAS on "struct { __u64 addr; __u64 tag; }" the tag is
+ *    the most significant half and decides the comparison.
+ */
+#ifndef _UAPI_LINUX_PRISM_H
+#define _UAPI_LINUX_PRISM_H
+
+#include <linux/types.h>
+#include <linux/ioctl.h>
+#include <linux/if_ether.h>
+
+/* Default address family number; the module parameter "family" overrides. */
+#define PRISM_DEFAULT_FAMILY	25
+/* Default EtherType; the module parameter "ethertype" overrides. */
+#define PRISM_DEFAULT_ETHERTYPE	0x88B5
+/* Level for setsockopt()/getsockopt(). */
+#define SOL_PRISM		300
+
+/* Limits. */
+#define PRISM_MAX_CHAIN		16	/* ops in one chain */
+#define PRISM_MAX_CAS		32	/* bytes compared/swapped by one CAS */
+#define PRISM_SCRATCH_SIZE	256	/* per-chain scratch area, zeroed */
+
+/* Endpoint address. */
+struct sockaddr_prism {
+	__kernel_sa_family_t sprism_family;
+	__u16	sprism_reserved;	/* must be 0 */
+	__s32	sprism_ifindex;	/* bind: interface (required); dst: ignored */
+	__u32	sprism_ep;		/* endpoint id; bind with 0 picks one */
+	__u8	sprism_mac[ETH_ALEN];	/* dst: target MAC; bind: ignored */
+	__u8	sprism_zero[2];
+};
+
+/* Operation codes (struct prism_op.opcode). */
+enum prism_opcode {
+	PRISM_OP_READ	= 1,	/* return len bytes at addr */
+	PRISM_OP_WRITE	= 2,	/* store data at addr */
+	PRISM_OP_CAS	= 3,	/* masked compare-and-swap, returns old value */
+	PRISM_OP_ALLOC	= 4,	/* pop buffer from free list addr, fill, return its address */
+	PRISM_OP_SEND	= 5,	/* two-sided: deliver data to the target socket */
+	PRISM_OP_MAX	= PRISM_OP_SEND,
+};
+
+/*
+ * Operation flags (struct prism_op.flags).
+ *
+ * Address spaces: addr, arg_addr, swap_addr and redirect name bytes in a
+ * registered region covered by op.rkey, unless the matching *_SCRATCH flag
+ * says they are offsets into the chain's scratch area.  Pointers read from
+ * memory by indirection always name region bytes and are checked like any
+ * other address.
+ */
+#define PRISM_F_INDIRECT	(1U << 0)  /* addr holds a pointer to the target */
+#define PRISM_F_BOUNDED		(1U << 1)  /* READ+INDIRECT: addr holds {ptr, bound}; read min(len, bound) */
+#define PRISM_F_DATA_INDIRECT	(1U << 2)  /* WRITE: data is len bytes at arg_addr, not inline */
+#define PRISM_F_CMP_INDIRECT	(1U << 3)  /* CAS: compare value is len bytes at arg_addr */
+#define PRISM_F_SWAP_INDIRECT	(1U << 4)  /* CAS: swap value is len bytes at swap_addr */
+#define PRISM_F_CONDITIONAL	(1U << 5)  /* run only if the previous op's status is OK */
+#define PRISM_F_REDIRECT	(1U << 6)  /* store the op's output at redirect, return none */
+#define PRISM_F_ADDR_SCRATCH	(1U << 7)  /* addr is a scratch offset */
+#define PRISM_F_ARG_SCRATCH	(1U << 8)  /* arg_addr and swap_addr are scratch offsets */
+#define PRISM_F_REDIRECT_SCRATCH (1U << 9) /* redirect is a scratch offset */
+#define PRISM_F_ALL		((1U << 10) - 1)
+
+/*
+ * CAS modes (struct prism_op.cas_mode).  With cm = compare mask and
+ * sm = swap mask, the CAS succeeds iff
+ *	(compare & cm) <mode> (target & cm)
+ * and then stores target = (target & ~sm) | (swap & sm).  The old target
+ * value is always returned (or redirected).  A failed comparison gives
+ * status PRISM_S_CMP_FAILED, which stops a following CONDITIONAL op.
+ * E.g. PRISM_CAS_GT installs a value whose (masked) number is greater
+ * than the current one.
+ */
+enum prism_cas_mode {
+	PRISM_CAS_EQ = 0,
+	PRISM_CAS_NE = 1,
+	PRISM_CAS_GT = 2,	/* compare >  target */
+	PRISM_CAS_GE = 3,	/* compare >= target */
+	PRISM_CAS_LT = 4,	/* compare <  target */
+	PRISM_CAS_LE = 5,	/* compare <= target */
+	PRISM_CAS_MODE_MAX = PRISM_CAS_LE,
+};
+
+/*
+ * One operation.  Followed in a chain by data_len bytes of inline data,
+ * padded with zeroes to a multiple of 8 bytes.  Inline data is
+ *  WRITE:	len bytes of data (none with PRISM_F_DATA_INDIRECT)
+ *  CAS:	compare[len] (absent with CMP_INDIRECT), swap[len] (absent
+ *		with SWAP_INDIRECT), compare_mask[len], swap_mask[len]
+ *  ALLOC:	len bytes written into the allocated buffer
+ *  SEND:	len bytes delivered to the target socket
+ *  READ:	none
+ * Output (returned in the completion, or stored at redirect):
+ *  READ: the bytes read; CAS: the old len bytes; ALLOC: the buffer's
+ *  8-byte little-endian address; WRITE, SEND: none.
+ */
+struct prism_op {
+	__u8	opcode;		/* enum prism_opcode */
+	__u8	cas_mode;	/* enum prism_cas_mode, CAS only */
+	__u16	flags;		/* PRISM_F_* */
+	__u32	len;		/* bytes read/written/compared/allocated/sent */
+	__u64	rkey;		/* region key checked for every region address */
+	__u64	addr;		/* target address; ALLOC: free list id */
+	__u64	redirect;	/* with PRISM_F_REDIRECT: where the output goes */
+	__u64	arg_addr;	/* DATA_INDIRECT/CMP_INDIRECT source */
+	__u64	swap_addr;	/* SWAP_INDIRECT source */
+	__u32	data_len;	/* inline data bytes that follow (unpadded) */
+	__u32	reserved;	/* must be 0 */
+};
+
+/* Submission: sendmsg() data = struct prism_chain, then the ops. */
+struct prism_chain {
+	__u64	user_data;	/* returned in the completion */
+	__u32	timeout_ms;	/* 0: the socket's PRISM_TIMEOUT_MS */
+	__u8	nops;		/* 1..PRISM_MAX_CHAIN */
+	__u8	flags;		/* must be 0 */
+	__u16	reserved;	/* must be 0 */
+};
+
+/*
+ * Status codes: per op (struct prism_op_result.status) and per chain
+ * (struct prism_msg.status).  A chain whose status is not OK has no valid
+ * per-op results: the target did not answer (TIMEOUT), refused the whole
+ * chain (NACK, NO_ENDPOINT, INVALID), or the local side gave up
+ * (NETDOWN, ABORTED).
+ */
+enum prism_status {
+	PRISM_S_OK		= 0,
+	PRISM_S_CMP_FAILED	= 1,	/* CAS comparison false; old value returned */
+	PRISM_S_SKIPPED		= 2,	/* CONDITIONAL op not run: previous op failed */
+	PRISM_S_NACK		= 3,	/* target overloaded; retry later */
+	PRISM_S_TIMEOUT		= 4,	/* no answer in time */
+	PRISM_S_ACCESS		= 5,	/* address outside the region or right missing */
+	PRISM_S_AUTH		= 6,	/* no region with this rkey at the target */
+	PRISM_S_NO_BUFFER	= 7,	/* ALLOC: free list empty or unknown */
+	PRISM_S_INVALID		= 8,	/* malformed op or chain */
+	PRISM_S_NO_ENDPOINT	= 9,	/* no socket bound to the target endpoint */
+	PRISM_S_RECV_FULL	= 10,	/* SEND: target socket's receive queue full */
+	PRISM_S_TOO_BIG		= 11,	/* reply would not fit in one frame */
+	PRISM_S_NETDOWN		= 12,	/* local interface went away */
+	PRISM_S_ABORTED		= 13,	/* local socket shut down */
+	PRISM_S_MAX		= PRISM_S_ABORTED,
+};
+
+/* Kinds of message returned by recvmsg(). */
+enum prism_msg_kind {
+	PRISM_MSG_COMPLETION	= 1,
+	PRISM_MSG_SEND		= 2,
+};
+
+struct prism_op_result {
+	__u8	status;		/* enum prism_status */
+	__u8	reserved[3];
+	__u32	len;		/* output bytes (0 if redirected or failed) */
+	__u32	offset;		/* of the output, from the start of struct prism_msg */
+	__u32	reserved2;
+};
+
+/*
+ * recvmsg() data.  COMPLETION: nops results follow, then the outputs at
+ * their offsets.  SEND: data of len - sizeof(struct prism_msg) bytes
+ * follows directly; msg_name holds the sender.
+ */
+struct prism_msg {
+	__u16	kind;		/* enum prism_msg_kind */
+	__u8	status;		/* COMPLETION: chain status */
+	__u8	nops;		/* COMPLETION: number of results */
+	__u32	len;		/* bytes of the whole message */
+	__u64	user_data;	/* COMPLETION: from struct prism_chain */
+	struct prism_op_result res[];
+};
+
+/* Remote access rights of a region. */
+#define PRISM_ACCESS_REMOTE_READ	(1U << 0)
+#define PRISM_ACCESS_REMOTE_WRITE	(1U << 1)	/* WRITE, ALLOC, redirect */
+#define PRISM_ACCESS_REMOTE_ATOMIC	(1U << 2)	/* CAS */
+#define PRISM_ACCESS_ALL		((1U << 3) - 1)
+
+/* Register [addr, addr+len) of the caller's memory; returns rkey. */
+struct prism_reg_mr {
+	__u64	addr;
+	__u64	len;
+	__u32	access;		/* PRISM_ACCESS_* */
+	__u32	reserved;	/* must be 0 */
+	__u64	rkey;		/* out */
+};
+
+/* Create a free list of buf_size-byte buffers inside region rkey. */
+struct prism_fl_create {
+	__u64	rkey;
+	__u32	buf_size;
+	__u32	capacity;	/* most buffers the list holds */
+	__u32	id;		/* out: free list id, used as ALLOC's addr */
+	__u32	reserved;	/* must be 0 */
+};
+
+/*
+ * Post count buffers (array of __u64 addresses at addrs) to free list id.
+ * A buffer becomes allocatable only after every op that could still be
+ * touching it when it was posted has finished.
+ */
+struct prism_fl_post {
+	__u32	id;
+	__u32	count;
+	__u64	addrs;
+};
+
+#define PRISM_IOC_MAGIC		0xB5
+#define PRISM_IOC_REG_MR	_IOWR(PRISM_IOC_MAGIC, 1, struct prism_reg_mr)
+#define PRISM_IOC_DEREG_MR	_IOW(PRISM_IOC_MAGIC, 2, __u64)
+#define PRISM_IOC_FL_CREATE	_IOWR(PRISM_IOC_MAGIC, 3, struct prism_fl_create)
+#define PRISM_IOC_FL_POST	_IOW(PRISM_IOC_MAGIC, 4, struct prism_fl_post)
+#define PRISM_IOC_FL_DESTROY	_IOW(PRISM_IOC_MAGIC, 5, __u32)
+
+/* Socket options at SOL_PRISM. */
+#define PRISM_TIMEOUT_MS	1	/* int: default chain timeout (ms) */
+#define PRISM_STATS		2	/* get: struct prism_stats of this socket */
+
+/* Counters, per socket (PRISM_STATS) and per netns (/proc/net/prism). */
+struct prism_stats {
+	__u64	chains_sent;		/* client: chains submitted */
+	__u64	chains_completed;	/* client: completions delivered */
+	__u64	chains_timed_out;	/* client: completed with TIMEOUT */
+	__u64	chains_served;		/* target: request chains executed */
+	__u64	ops_served;		/* target: ops executed (incl. failed) */
+	__u64	ops_failed;		/* target: ops with status not OK */
+	__u64	sends_received;		/* target: SEND messages queued */
+	__u64	rx_dropped;		/* frames dropped (malformed, unknown, stale) */
+};
+
+#endif /* _UAPI_LINUX_PRISM_H */
