@@ -41,6 +41,7 @@
 #define _UAPI_LINUX_PRISM_H
 
 #include <linux/types.h>
+#include <linux/const.h>
 #include <linux/ioctl.h>
 #include <linux/if_ether.h>
 
@@ -85,17 +86,18 @@ enum prism_opcode {
  * memory by indirection always name region bytes and are checked like any
  * other address.
  */
-#define PRISM_F_INDIRECT	(1U << 0)  /* addr holds a pointer to the target */
-#define PRISM_F_BOUNDED		(1U << 1)  /* READ+INDIRECT: addr holds {ptr, bound}; read min(len, bound) */
-#define PRISM_F_DATA_INDIRECT	(1U << 2)  /* WRITE: data is len bytes at arg_addr, not inline */
-#define PRISM_F_CMP_INDIRECT	(1U << 3)  /* CAS: compare value is len bytes at arg_addr */
-#define PRISM_F_SWAP_INDIRECT	(1U << 4)  /* CAS: swap value is len bytes at swap_addr */
-#define PRISM_F_CONDITIONAL	(1U << 5)  /* run only if the previous op's status is OK */
-#define PRISM_F_REDIRECT	(1U << 6)  /* store the op's output at redirect, return none */
-#define PRISM_F_ADDR_SCRATCH	(1U << 7)  /* addr is a scratch offset */
-#define PRISM_F_ARG_SCRATCH	(1U << 8)  /* arg_addr and swap_addr are scratch offsets */
-#define PRISM_F_REDIRECT_SCRATCH (1U << 9) /* redirect is a scratch offset */
-#define PRISM_F_ALL		((1U << 10) - 1)
+#define PRISM_F_INDIRECT	_BITUL(0)  /* addr holds a pointer to the target */
+/* READ+INDIRECT: addr holds {ptr, bound}; reads min(len, bound) bytes */
+#define PRISM_F_BOUNDED		_BITUL(1)
+#define PRISM_F_DATA_INDIRECT	_BITUL(2)  /* WRITE: data is len bytes at arg_addr, not inline */
+#define PRISM_F_CMP_INDIRECT	_BITUL(3)  /* CAS: compare value is len bytes at arg_addr */
+#define PRISM_F_SWAP_INDIRECT	_BITUL(4)  /* CAS: swap value is len bytes at swap_addr */
+#define PRISM_F_CONDITIONAL	_BITUL(5)  /* run only if the previous op's status is OK */
+#define PRISM_F_REDIRECT	_BITUL(6)  /* store the op's output at redirect, return none */
+#define PRISM_F_ADDR_SCRATCH	_BITUL(7)  /* addr is a scratch offset */
+#define PRISM_F_ARG_SCRATCH	_BITUL(8)  /* arg_addr and swap_addr are scratch offsets */
+#define PRISM_F_REDIRECT_SCRATCH _BITUL(9) /* redirect is a scratch offset */
+#define PRISM_F_ALL		(_BITUL(10) - 1)
 
 /*
  * CAS modes (struct prism_op.cas_mode).  With cm = compare mask and
@@ -207,10 +209,10 @@ struct prism_msg {
 };
 
 /* Remote access rights of a region. */
-#define PRISM_ACCESS_REMOTE_READ	(1U << 0)
-#define PRISM_ACCESS_REMOTE_WRITE	(1U << 1)	/* WRITE, ALLOC, redirect */
-#define PRISM_ACCESS_REMOTE_ATOMIC	(1U << 2)	/* CAS */
-#define PRISM_ACCESS_ALL		((1U << 3) - 1)
+#define PRISM_ACCESS_REMOTE_READ	_BITUL(0)
+#define PRISM_ACCESS_REMOTE_WRITE	_BITUL(1)	/* WRITE, ALLOC, redirect */
+#define PRISM_ACCESS_REMOTE_ATOMIC	_BITUL(2)	/* CAS */
+#define PRISM_ACCESS_ALL		(_BITUL(3) - 1)
 
 /* Register [addr, addr+len) of the caller's memory; returns rkey. */
 struct prism_reg_mr {

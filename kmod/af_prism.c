@@ -1,0 +1,538 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * PRISM socket family: module init, per-netns endpoint table, socket ops.
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/module.h>
+#include <linux/net.h>
+#include <linux/etherdevice.h>
+#include <linux/poll.h>
+#include <linux/uaccess.h>
+#include <linux/slab.h>
+#include <net/sock.h>
+#include <net/netns/generic.h>
+#include "prism_net.h"
+
+static int family = PRISM_DEFAULT_FAMILY;
+module_param(family, int, 0444);
+MODULE_PARM_DESC(family, "address family number to register (default 25)");
+
+static ushort ethertype = PRISM_DEFAULT_ETHERTYPE;
+module_param(ethertype, ushort, 0444);
+MODULE_PARM_DESC(ethertype, "EtherType of PRISM frames (default 0x88B5)");
+
+u16 prism_ethertype;
+static unsigned int prism_net_id __read_mostly;
+
+struct prism_net *prism_pernet(struct net *net)
+{
+	return net_generic(net, prism_net_id);
+}
+
+/* Caller holds rcu_read_lock(). */
+struct prism_sock *prism_ep_lookup(struct net *net, u32 ep)
+{
+	struct prism_net *pn = prism_pernet(net);
+	struct prism_sock *psk;
+
+	hash_for_each_possible_rcu(pn->eps, psk, ep_node, ep)
+		if (psk->ep == ep)
+			return psk;
+	return NULL;
+}
+
+static struct proto prism_proto = {
+	.name		= "PRISM",
+	.owner		= THIS_MODULE,
+	.obj_size	= sizeof(struct prism_sock),
+};
+
+static int prism_release(struct socket *sock)
+{
+	struct sock *sk = sock->sk;
+	struct prism_sock *psk;
+	struct prism_net *pn;
+
+	if (!sk)
+		return 0;
+	psk = prism_sk(sk);
+	pn = prism_pernet(sock_net(sk));
+
+	spin_lock_bh(&pn->ep_lock);
+	if (psk->bound)
+		hash_del_rcu(&psk->ep_node);
+	psk->bound = false;
+	spin_unlock_bh(&pn->ep_lock);
+
+	prism_client_release(psk);
+	/* Waits for softirq ops that may still use the regions, then unpins. */
+	prism_mem_destroy(&psk->mem);
+
+	sock_orphan(sk);
+	sock->sk = NULL;
+	sock_put(sk);
+	return 0;
+}
+
+/* Runs after the RCU grace period (SOCK_RCU_FREE): nothing queues anymore. */
+static void prism_sock_destruct(struct sock *sk)
+{
+	skb_queue_purge(&sk->sk_receive_queue);
+	WARN_ON_ONCE(!xa_empty(&prism_sk(sk)->reqs));
+	xa_destroy(&prism_sk(sk)->reqs);
+}
+
+static int prism_bind(struct socket *sock, struct sockaddr *uaddr, int addr_len)
+{
+	struct sockaddr_prism *addr = (struct sockaddr_prism *)uaddr;
+	struct sock *sk = sock->sk;
+	struct prism_sock *psk = prism_sk(sk);
+	struct net *net = sock_net(sk);
+	struct prism_net *pn = prism_pernet(net);
+	struct net_device *dev;
+	u32 ep;
+	int err = 0;
+
+	if (addr_len < (int)sizeof(*addr))
+		return -EINVAL;
+	if (addr->sprism_family != family)
+		return -EAFNOSUPPORT;
+	if (addr->sprism_reserved || addr->sprism_ifindex <= 0)
+		return -EINVAL;
+
+	rcu_read_lock();
+	dev = dev_get_by_index_rcu(net, addr->sprism_ifindex);
+	rcu_read_unlock();
+	if (!dev)
+		return -ENODEV;
+
+	lock_sock(sk);
+	spin_lock_bh(&pn->ep_lock);
+	if (psk->bound) {
+		err = -EINVAL;
+		goto out;
+	}
+	ep = addr->sprism_ep;
+	if (!ep) {
+		u32 tries;
+
+		/* Ephemeral ids live in the upper half of the space. */
+		for (tries = 0; tries < PRISM_EP_EPHEMERAL_MIN; tries++) {
+			ep = PRISM_EP_EPHEMERAL_MIN |
+			     (pn->next_ep++ & (PRISM_EP_EPHEMERAL_MIN - 1));
+			if (!prism_ep_lookup(net, ep))
+				break;
+		}
+		if (tries == PRISM_EP_EPHEMERAL_MIN) {
+			err = -EADDRNOTAVAIL;
+			goto out;
+		}
+	} else if (prism_ep_lookup(net, ep)) {
+		err = -EADDRINUSE;
+		goto out;
+	}
+	psk->ep = ep;
+	psk->ifindex = addr->sprism_ifindex;
+	/* sendmsg() reads ep and ifindex without the socket lock. */
+	smp_store_release(&psk->bound, true);
+	hash_add_rcu(pn->eps, &psk->ep_node, ep);
+out:
+	spin_unlock_bh(&pn->ep_lock);
+	release_sock(sk);
+	return err;
+}
+
+static int prism_getname(struct socket *sock, struct sockaddr *uaddr, int peer)
+{
+	struct sockaddr_prism *addr = (struct sockaddr_prism *)uaddr;
+	struct prism_sock *psk = prism_sk(sock->sk);
+	struct net_device *dev;
+
+	if (peer)
+		return -EOPNOTSUPP;
+	memset(addr, 0, sizeof(*addr));
+	addr->sprism_family = family;
+	lock_sock(sock->sk);
+	if (psk->bound) {
+		addr->sprism_ifindex = psk->ifindex;
+		addr->sprism_ep = psk->ep;
+		rcu_read_lock();
+		dev = dev_get_by_index_rcu(sock_net(sock->sk), psk->ifindex);
+		if (dev && dev->addr_len == ETH_ALEN)
+			ether_addr_copy(addr->sprism_mac, dev->dev_addr);
+		rcu_read_unlock();
+	}
+	release_sock(sock->sk);
+	return sizeof(*addr);
+}
+
+static int prism_sendmsg(struct socket *sock, struct msghdr *msg, size_t len)
+{
+	DECLARE_SOCKADDR(struct sockaddr_prism *, dst, msg->msg_name);
+	struct prism_sock *psk = prism_sk(sock->sk);
+	u8 *buf;
+	int err;
+
+	if (msg->msg_flags & ~(MSG_DONTWAIT | MSG_NOSIGNAL | MSG_EOR))
+		return -EOPNOTSUPP;
+	if (!dst)
+		return -EDESTADDRREQ;
+	if (msg->msg_namelen < (int)sizeof(*dst) ||
+	    dst->sprism_family != family)
+		return -EINVAL;
+	if (len > PRISM_MAX_SUBMIT)
+		return -EMSGSIZE;
+	if (len < sizeof(struct prism_chain))
+		return -EINVAL;
+
+	buf = kmalloc(len, GFP_KERNEL);
+	if (!buf)
+		return -ENOMEM;
+	if (!copy_from_iter_full(buf, len, &msg->msg_iter)) {
+		err = -EFAULT;
+		goto out;
+	}
+	err = prism_client_submit(psk, dst, buf, len);
+	if (!err)
+		err = len;
+out:
+	kfree(buf);
+	return err;
+}
+
+static int prism_recvmsg(struct socket *sock, struct msghdr *msg, size_t size,
+			 int flags)
+{
+	struct sock *sk = sock->sk;
+	struct sk_buff *skb;
+	size_t copied;
+	int err;
+
+	if (flags & ~(MSG_DONTWAIT | MSG_TRUNC | MSG_PEEK | MSG_CMSG_COMPAT |
+		      MSG_WAITALL | MSG_NOSIGNAL))
+		return -EOPNOTSUPP;
+
+	skb = skb_recv_datagram(sk, flags, &err);
+	if (!skb)
+		return err;
+
+	copied = skb->len;
+	if (copied > size) {
+		copied = size;
+		msg->msg_flags |= MSG_TRUNC;
+	}
+	err = skb_copy_datagram_msg(skb, 0, msg, copied);
+	if (err)
+		goto out;
+	if (msg->msg_name) {
+		/* The peer's address travels in skb->cb. */
+		memcpy(msg->msg_name, skb->cb, sizeof(struct sockaddr_prism));
+		msg->msg_namelen = sizeof(struct sockaddr_prism);
+	}
+	err = (flags & MSG_TRUNC) ? skb->len : copied;
+out:
+	skb_free_datagram(sk, skb);
+	return err;
+}
+
+static int prism_ioctl_reg_mr(struct prism_sock *psk, void __user *arg)
+{
+	struct prism_reg_mr req;
+	int err;
+
+	if (copy_from_user(&req, arg, sizeof(req)))
+		return -EFAULT;
+	if (req.reserved)
+		return -EINVAL;
+	err = prism_region_register_user(&psk->mem, req.addr, req.len,
+					 req.access, &req.rkey);
+	if (err)
+		return err;
+	if (copy_to_user(arg, &req, sizeof(req))) {
+		prism_region_deregister(&psk->mem, req.rkey);
+		return -EFAULT;
+	}
+	return 0;
+}
+
+static int prism_ioctl_fl_create(struct prism_sock *psk, void __user *arg)
+{
+	struct prism_fl_create req;
+	int err;
+
+	if (copy_from_user(&req, arg, sizeof(req)))
+		return -EFAULT;
+	if (req.reserved)
+		return -EINVAL;
+	err = prism_freelist_create(&psk->mem, req.rkey, req.buf_size,
+				    req.capacity, &req.id);
+	if (err)
+		return err;
+	if (copy_to_user(arg, &req, sizeof(req))) {
+		prism_freelist_destroy(&psk->mem, req.id);
+		return -EFAULT;
+	}
+	return 0;
+}
+
+/* Bounds one FL_POST call; larger batches take several calls. */
+#define PRISM_FL_POST_MAX	65536
+
+static int prism_ioctl_fl_post(struct prism_sock *psk, void __user *arg)
+{
+	struct prism_fl_post req;
+	u64 *addrs;
+	int err;
+
+	if (copy_from_user(&req, arg, sizeof(req)))
+		return -EFAULT;
+	if (!req.count || req.count > PRISM_FL_POST_MAX)
+		return -EINVAL;
+	addrs = memdup_user(u64_to_user_ptr(req.addrs),
+			    array_size(req.count, sizeof(u64)));
+	if (IS_ERR(addrs))
+		return PTR_ERR(addrs);
+	err = prism_freelist_post(&psk->mem, req.id, addrs, req.count);
+	kfree(addrs);
+	return err;
+}
+
+static int prism_ioctl(struct socket *sock, unsigned int cmd,
+		       unsigned long arg)
+{
+	struct prism_sock *psk = prism_sk(sock->sk);
+	void __user *uarg = (void __user *)arg;
+	u64 rkey;
+	u32 id;
+
+	switch (cmd) {
+	case PRISM_IOC_REG_MR:
+		return prism_ioctl_reg_mr(psk, uarg);
+	case PRISM_IOC_DEREG_MR:
+		if (get_user(rkey, (u64 __user *)uarg))
+			return -EFAULT;
+		return prism_region_deregister(&psk->mem, rkey);
+	case PRISM_IOC_FL_CREATE:
+		return prism_ioctl_fl_create(psk, uarg);
+	case PRISM_IOC_FL_POST:
+		return prism_ioctl_fl_post(psk, uarg);
+	case PRISM_IOC_FL_DESTROY:
+		if (get_user(id, (u32 __user *)uarg))
+			return -EFAULT;
+		return prism_freelist_destroy(&psk->mem, id);
+	}
+	return -ENOIOCTLCMD;
+}
+
+static int prism_setsockopt(struct socket *sock, int level, int optname,
+			    sockptr_t optval, unsigned int optlen)
+{
+	struct prism_sock *psk = prism_sk(sock->sk);
+	int val;
+
+	if (level != SOL_PRISM)
+		return -ENOPROTOOPT;
+	if (optlen < sizeof(int))
+		return -EINVAL;
+	if (copy_from_sockptr(&val, optval, sizeof(val)))
+		return -EFAULT;
+
+	switch (optname) {
+	case PRISM_TIMEOUT_MS:
+		if (val <= 0 || val > PRISM_MAX_TIMEOUT_MS)
+			return -EINVAL;
+		WRITE_ONCE(psk->timeout_ms, val);
+		return 0;
+	}
+	return -ENOPROTOOPT;
+}
+
+static int prism_getsockopt(struct socket *sock, int level, int optname,
+			    char __user *optval, int __user *optlen)
+{
+	struct prism_sock *psk = prism_sk(sock->sk);
+	struct prism_stats stats;
+	int len, val;
+
+	if (level != SOL_PRISM)
+		return -ENOPROTOOPT;
+	if (get_user(len, optlen))
+		return -EFAULT;
+	if (len < 0)
+		return -EINVAL;
+
+	switch (optname) {
+	case PRISM_TIMEOUT_MS:
+		if (len < sizeof(int))
+			return -EINVAL;
+		val = READ_ONCE(psk->timeout_ms);
+		len = sizeof(int);
+		if (copy_to_user(optval, &val, len))
+			return -EFAULT;
+		break;
+	case PRISM_STATS:
+		prism_stats_fill(psk, &stats);
+		len = min_t(int, len, sizeof(stats));
+		if (copy_to_user(optval, &stats, len))
+			return -EFAULT;
+		break;
+	default:
+		return -ENOPROTOOPT;
+	}
+	return put_user(len, optlen);
+}
+
+/*
+ * The core never reads proto_ops.family for sockets; sockets carry the
+ * registered number (module parameter) in sk_family.
+ */
+static const struct proto_ops prism_ops = {
+	.family		= PRISM_DEFAULT_FAMILY,
+	.owner		= THIS_MODULE,
+	.release	= prism_release,
+	.bind		= prism_bind,
+	.connect	= sock_no_connect,
+	.socketpair	= sock_no_socketpair,
+	.accept		= sock_no_accept,
+	.getname	= prism_getname,
+	.poll		= datagram_poll,
+	.ioctl		= prism_ioctl,
+	.gettstamp	= sock_gettstamp,
+	.listen		= sock_no_listen,
+	.shutdown	= sock_no_shutdown,
+	.setsockopt	= prism_setsockopt,
+	.getsockopt	= prism_getsockopt,
+	.sendmsg	= prism_sendmsg,
+	.recvmsg	= prism_recvmsg,
+	.mmap		= sock_no_mmap,
+};
+
+static int prism_create(struct net *net, struct socket *sock, int protocol,
+			int kern)
+{
+	struct prism_sock *psk;
+	struct sock *sk;
+
+	if (protocol)
+		return -EPROTONOSUPPORT;
+	if (sock->type != SOCK_DGRAM)
+		return -ESOCKTNOSUPPORT;
+
+	sk = sk_alloc(net, family, GFP_KERNEL, &prism_proto, kern);
+	if (!sk)
+		return -ENOMEM;
+	sock->ops = &prism_ops;
+	sock_init_data(sock, sk);
+	sock_set_flag(sk, SOCK_RCU_FREE);
+	sk->sk_destruct = prism_sock_destruct;
+
+	psk = prism_sk(sk);
+	INIT_HLIST_NODE(&psk->ep_node);
+	prism_mem_init(&psk->mem);
+	xa_init_flags(&psk->reqs, XA_FLAGS_ALLOC1 | XA_FLAGS_LOCK_BH);
+	atomic_set(&psk->outstanding, 0);
+	psk->max_outstanding = PRISM_DEFAULT_MAX_OUTSTANDING;
+	psk->timeout_ms = PRISM_DEFAULT_TIMEOUT_MS;
+	return 0;
+}
+
+static struct net_proto_family prism_family_ops = {
+	.create	= prism_create,
+	.owner	= THIS_MODULE,
+};
+
+static int __net_init prism_net_init(struct net *net)
+{
+	struct prism_net *pn = prism_pernet(net);
+	int err;
+
+	spin_lock_init(&pn->ep_lock);
+	hash_init(pn->eps);
+	pn->next_ep = get_random_u32();
+	pn->stats = alloc_percpu(struct prism_netns_stats);
+	if (!pn->stats)
+		return -ENOMEM;
+	err = prism_proc_init(net);
+	if (err)
+		free_percpu(pn->stats);
+	return err;
+}
+
+static void __net_exit prism_net_exit(struct net *net)
+{
+	struct prism_net *pn = prism_pernet(net);
+
+	/* Sockets hold the netns, so none is left here. */
+	WARN_ON_ONCE(!hash_empty(pn->eps));
+	prism_proc_exit(net);
+	free_percpu(pn->stats);
+}
+
+static struct pernet_operations prism_net_ops = {
+	.init	= prism_net_init,
+	.exit	= prism_net_exit,
+	.id	= &prism_net_id,
+	.size	= sizeof(struct prism_net),
+};
+
+static int __init prism_init(void)
+{
+	int err;
+
+	if (family <= 0 || family >= NPROTO) {
+		pr_err("family=%d is out of range (1..%d)\n", family,
+		       NPROTO - 1);
+		return -EINVAL;
+	}
+	if (ethertype < ETH_P_802_3_MIN) {
+		pr_err("ethertype=0x%04x is a length, not an EtherType (need >= 0x%04x)\n",
+		       ethertype, ETH_P_802_3_MIN);
+		return -EINVAL;
+	}
+	prism_ethertype = ethertype;
+	prism_family_ops.family = family;
+
+	err = proto_register(&prism_proto, 0);
+	if (err)
+		return err;
+	err = register_pernet_subsys(&prism_net_ops);
+	if (err)
+		goto err_proto;
+	err = sock_register(&prism_family_ops);
+	if (err) {
+		if (err == -EEXIST)
+			pr_err("address family %d is already registered by another protocol; load with family=<free number>\n",
+			       family);
+		goto err_pernet;
+	}
+	err = prism_dev_init();
+	if (err)
+		goto err_sock;
+	pr_info("loaded: family %d, ethertype 0x%04x\n", family, ethertype);
+	return 0;
+
+err_sock:
+	sock_unregister(family);
+err_pernet:
+	unregister_pernet_subsys(&prism_net_ops);
+err_proto:
+	proto_unregister(&prism_proto);
+	return err;
+}
+
+static void __exit prism_exit(void)
+{
+	prism_dev_exit();
+	sock_unregister(family);
+	unregister_pernet_subsys(&prism_net_ops);
+	/* Socket destructors run from RCU callbacks: let them finish. */
+	rcu_barrier();
+	proto_unregister(&prism_proto);
+}
+
+module_init(prism_init);
+module_exit(prism_exit);
+MODULE_LICENSE("GPL");
+MODULE_DESCRIPTION("PRISM: rich one-sided remote memory operations over Ethernet");
+MODULE_AUTHOR("PRISM for Linux developers");

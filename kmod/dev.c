@@ -1,0 +1,263 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * PRISM frames on Ethernet: receive (softirq), transmit, serving request
+ * chains on the target host, and reacting to interfaces going away.
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/netdevice.h>
+#include <linux/etherdevice.h>
+#include <linux/skbuff.h>
+#include <linux/pkt_sched.h>
+#include "prism_net.h"
+
+struct sk_buff *prism_alloc_frame(struct net_device *dev, u32 body_len)
+{
+	unsigned int hlen = LL_RESERVED_SPACE(dev);
+	struct sk_buff *skb;
+
+	skb = alloc_skb(hlen + sizeof(struct prism_whdr) + body_len +
+			dev->needed_tailroom, GFP_ATOMIC);
+	if (!skb)
+		return NULL;
+	skb_reserve(skb, hlen);
+	skb_reset_network_header(skb);
+	return skb;
+}
+
+/* Consumes skb, whose data is a complete PRISM header and body. */
+void prism_xmit_frame(struct sk_buff *skb, struct net_device *dev,
+		      const u8 *dst_mac)
+{
+	skb->dev = dev;
+	skb->protocol = htons(prism_ethertype);
+	skb->priority = TC_PRIO_CONTROL;
+	if (dev_hard_header(skb, dev, prism_ethertype, dst_mac, dev->dev_addr,
+			    skb->len) < 0) {
+		kfree_skb(skb);
+		return;
+	}
+	dev_queue_xmit(skb);
+}
+
+/* Queue a SEND op's data on the target socket; returns a PRISM_S_* status. */
+int prism_queue_send(struct prism_sock *psk, const struct sockaddr_prism *src,
+		     const void *data, u32 len)
+{
+	struct prism_msg *msg;
+	struct sk_buff *skb;
+
+	skb = alloc_skb(sizeof(*msg) + len, GFP_ATOMIC);
+	if (!skb)
+		return PRISM_S_RECV_FULL;
+	msg = skb_put_zero(skb, sizeof(*msg));
+	msg->kind = PRISM_MSG_SEND;
+	msg->len = sizeof(*msg) + len;
+	skb_put_data(skb, data, len);
+	BUILD_BUG_ON(sizeof(*src) > sizeof(skb->cb));
+	memcpy(skb->cb, src, sizeof(*src));
+	/* Charged to the receive buffer: a full socket refuses the SEND. */
+	if (sock_queue_rcv_skb(&psk->sk, skb) < 0) {
+		kfree_skb(skb);
+		return PRISM_S_RECV_FULL;
+	}
+	return PRISM_S_OK;
+}
+
+struct prism_send_target {
+	struct prism_sock	*psk;
+	struct sockaddr_prism	src;
+};
+
+static int prism_deliver_send(void *priv, const void *data, u32 len)
+{
+	struct prism_send_target *t = priv;
+	int status;
+
+	status = prism_queue_send(t->psk, &t->src, data, len);
+	if (status == PRISM_S_OK)
+		prism_stat_add(sock_net(&t->psk->sk), t->psk,
+			       PRISM_STAT_SENDS_RECEIVED, 1);
+	return status;
+}
+
+/* Answer a request: with the engine's results, or with a chain status. */
+static void prism_serve_request(struct net *net, struct sk_buff *skb,
+				const struct prism_whdr *hdr, const u8 *src_mac)
+{
+	struct net_device *dev = skb->dev;
+	struct prism_send_target target;
+	struct prism_exec_ctx ctx = {};
+	struct prism_whdr *rhdr;
+	struct prism_sock *psk;
+	struct sk_buff *rskb;
+	u32 cap, body_len;
+	int ret;
+
+	if (dev->mtu <= sizeof(*hdr))
+		return;
+	cap = dev->mtu - sizeof(*hdr);
+	rskb = prism_alloc_frame(dev, cap);
+	if (!rskb)
+		return;
+	rhdr = skb_put(rskb, sizeof(*rhdr));
+	rhdr->version = PRISM_WIRE_VERSION;
+	rhdr->type = PRISM_T_RESP;
+	rhdr->nops = hdr->nops;
+	rhdr->dst_ep = hdr->src_ep;
+	rhdr->src_ep = hdr->dst_ep;
+	rhdr->req_id = hdr->req_id;
+	rhdr->reserved = 0;
+
+	psk = prism_ep_lookup(net, ntohl(hdr->dst_ep));
+	if (!psk || psk->ifindex != dev->ifindex) {
+		ret = -PRISM_S_NO_ENDPOINT;
+		prism_stat_add(net, NULL, PRISM_STAT_RX_DROPPED, 1);
+	} else {
+		target.psk = psk;
+		memset(&target.src, 0, sizeof(target.src));
+		target.src.sprism_family = psk->sk.sk_family;
+		target.src.sprism_ifindex = dev->ifindex;
+		target.src.sprism_ep = ntohl(hdr->src_ep);
+		ether_addr_copy(target.src.sprism_mac, src_mac);
+
+		ctx.mem = &psk->mem;
+		ctx.deliver_send = prism_deliver_send;
+		ctx.priv = &target;
+		ret = prism_engine_execute(&ctx, (const u8 *)(hdr + 1),
+					   ntohs(hdr->body_len), hdr->nops,
+					   (u8 *)(rhdr + 1), cap);
+		prism_stat_add(net, psk, PRISM_STAT_CHAINS_SERVED, 1);
+		if (ret >= 0) {
+			prism_stat_add(net, psk, PRISM_STAT_OPS_SERVED,
+				       hdr->nops);
+			prism_stat_add(net, psk, PRISM_STAT_OPS_FAILED,
+				       ctx.ops_failed);
+		}
+	}
+
+	if (ret < 0) {
+		rhdr->status = -ret;
+		body_len = 0;
+	} else {
+		rhdr->status = PRISM_S_OK;
+		body_len = ret;
+	}
+	rhdr->body_len = htons(body_len);
+	skb_put(rskb, body_len);
+	prism_xmit_frame(rskb, dev, src_mac);
+}
+
+static int prism_rcv(struct sk_buff *skb, struct net_device *dev,
+		     struct packet_type *pt, struct net_device *orig_dev)
+{
+	struct net *net = dev_net(dev);
+	const struct prism_whdr *hdr;
+	struct prism_sock *psk;
+	u8 src_mac[ETH_ALEN];
+	u32 body_len;
+
+	if (skb->pkt_type != PACKET_HOST)
+		goto drop;
+	skb = skb_share_check(skb, GFP_ATOMIC);
+	if (!skb)
+		return NET_RX_DROP;
+	/* The engine and the client parse a flat buffer. */
+	if (skb_linearize(skb))
+		goto drop;
+	if (skb->len < sizeof(*hdr))
+		goto drop;
+	hdr = (const struct prism_whdr *)skb->data;
+	body_len = ntohs(hdr->body_len);
+	/* Ethernet pads short frames: the header says how much is ours. */
+	if (hdr->version != PRISM_WIRE_VERSION ||
+	    body_len > skb->len - sizeof(*hdr) ||
+	    !hdr->nops || hdr->nops > PRISM_MAX_CHAIN)
+		goto drop;
+	ether_addr_copy(src_mac, eth_hdr(skb)->h_source);
+	if (!is_valid_ether_addr(src_mac))
+		goto drop;
+
+	rcu_read_lock();
+	switch (hdr->type) {
+	case PRISM_T_REQ:
+		if (hdr->status || hdr->reserved)
+			goto drop_unlock;
+		prism_serve_request(net, skb, hdr, src_mac);
+		break;
+	case PRISM_T_RESP:
+		psk = prism_ep_lookup(net, ntohl(hdr->dst_ep));
+		if (!psk || psk->ifindex != dev->ifindex)
+			goto drop_unlock;
+		prism_client_response(psk, skb, hdr, src_mac);
+		break;
+	default:
+		goto drop_unlock;
+	}
+	rcu_read_unlock();
+	consume_skb(skb);
+	return NET_RX_SUCCESS;
+
+drop_unlock:
+	rcu_read_unlock();
+drop:
+	prism_stat_add(net, NULL, PRISM_STAT_RX_DROPPED, 1);
+	kfree_skb(skb);
+	return NET_RX_DROP;
+}
+
+static struct packet_type prism_packet_type = {
+	.func	= prism_rcv,
+};
+
+/* Fail the chains of sockets bound to an interface that went away. */
+static void prism_dev_gone(struct net_device *dev)
+{
+	struct prism_net *pn = prism_pernet(dev_net(dev));
+	struct prism_sock *psk;
+	int bkt;
+
+	rcu_read_lock();
+	hash_for_each_rcu(pn->eps, bkt, psk, ep_node) {
+		if (psk->ifindex == dev->ifindex)
+			prism_client_fail_all(psk, PRISM_S_NETDOWN);
+	}
+	rcu_read_unlock();
+}
+
+static int prism_netdev_event(struct notifier_block *nb, unsigned long event,
+			      void *ptr)
+{
+	struct net_device *dev = netdev_notifier_info_to_dev(ptr);
+
+	switch (event) {
+	case NETDEV_DOWN:
+	case NETDEV_UNREGISTER:
+		prism_dev_gone(dev);
+		break;
+	}
+	return NOTIFY_DONE;
+}
+
+static struct notifier_block prism_netdev_notifier = {
+	.notifier_call = prism_netdev_event,
+};
+
+int prism_dev_init(void)
+{
+	int err;
+
+	err = register_netdevice_notifier(&prism_netdev_notifier);
+	if (err)
+		return err;
+	prism_packet_type.type = htons(prism_ethertype);
+	dev_add_pack(&prism_packet_type);
+	return 0;
+}
+
+void prism_dev_exit(void)
+{
+	/* Waits for receivers still running. */
+	dev_remove_pack(&prism_packet_type);
+	unregister_netdevice_notifier(&prism_netdev_notifier);
+}

@@ -1,0 +1,74 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * PRISM counters: per socket (getsockopt PRISM_STATS) and per network
+ * namespace (/proc/net/prism).
+ */
+#include <linux/proc_fs.h>
+#include <linux/seq_file.h>
+#include <net/net_namespace.h>
+#include "prism_net.h"
+
+static const char * const prism_stat_names[PRISM_STAT_NR] = {
+	[PRISM_STAT_CHAINS_SENT]	= "chains_sent",
+	[PRISM_STAT_CHAINS_COMPLETED]	= "chains_completed",
+	[PRISM_STAT_CHAINS_TIMED_OUT]	= "chains_timed_out",
+	[PRISM_STAT_CHAINS_SERVED]	= "chains_served",
+	[PRISM_STAT_OPS_SERVED]		= "ops_served",
+	[PRISM_STAT_OPS_FAILED]		= "ops_failed",
+	[PRISM_STAT_SENDS_RECEIVED]	= "sends_received",
+	[PRISM_STAT_RX_DROPPED]		= "rx_dropped",
+};
+
+/* The uapi struct is the same counters in the same order. */
+static_assert(sizeof(struct prism_stats) == PRISM_STAT_NR * sizeof(u64));
+
+void prism_stat_add(struct net *net, struct prism_sock *psk,
+		    enum prism_stat idx, u64 n)
+{
+	struct prism_net *pn = prism_pernet(net);
+
+	if (!n)
+		return;
+	this_cpu_add(pn->stats->c[idx], n);
+	if (psk)
+		atomic64_add(n, &psk->stats[idx]);
+}
+
+void prism_stats_fill(struct prism_sock *psk, struct prism_stats *out)
+{
+	u64 *c = (u64 *)out;
+	int i;
+
+	for (i = 0; i < PRISM_STAT_NR; i++)
+		c[i] = atomic64_read(&psk->stats[i]);
+}
+
+static int prism_proc_show(struct seq_file *seq, void *v)
+{
+	struct prism_net *pn = prism_pernet(seq_file_single_net(seq));
+	u64 sum[PRISM_STAT_NR] = {};
+	int cpu, i;
+
+	for_each_possible_cpu(cpu) {
+		const struct prism_netns_stats *s = per_cpu_ptr(pn->stats, cpu);
+
+		for (i = 0; i < PRISM_STAT_NR; i++)
+			sum[i] += READ_ONCE(s->c[i]);
+	}
+	for (i = 0; i < PRISM_STAT_NR; i++)
+		seq_printf(seq, "%s %llu\n", prism_stat_names[i], sum[i]);
+	return 0;
+}
+
+int prism_proc_init(struct net *net)
+{
+	if (!proc_create_net_single("prism", 0444, net->proc_net,
+				    prism_proc_show, NULL))
+		return -ENOMEM;
+	return 0;
+}
+
+void prism_proc_exit(struct net *net)
+{
+	remove_proc_entry("prism", net->proc_net);
+}
