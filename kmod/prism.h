@@ -135,11 +135,14 @@ int prism_freelist_post(struct prism_mem *mem, u32 id, const u64 *addrs,
 			u32 count);
 int prism_freelist_destroy(struct prism_mem *mem, u32 id);
 /*
- * Softirq, under rcu_read_lock(): take one buffer whose grace period has
- * ended.  Returns 0 and the address, or a PRISM_S_* status.
+ * BH disabled, under rcu_read_lock(): take one buffer of free list id whose
+ * grace period has ended, for len bytes of data.  Returns PRISM_S_OK and
+ * the address, or NO_BUFFER (unknown list, empty, not ready yet), AUTH
+ * (rkey is not the list's region), INVALID (len > buf_size); on error
+ * nothing is taken.
  */
-int prism_freelist_pop(struct prism_mem *mem, u32 id, u64 rkey, u64 *addr,
-		       u32 *buf_size);
+int prism_freelist_pop(struct prism_mem *mem, u32 id, u64 rkey, u32 len,
+		       u64 *addr);
 
 /* ---------------------------------------------------------------------------
  * Op engine.
@@ -152,7 +155,7 @@ struct prism_exec_ctx {
 	 */
 	int (*deliver_send)(void *priv, const void *data, u32 len);
 	void			*priv;
-	/* Filled by the engine. */
+	/* Set by the engine: ops of the chain whose status is not OK. */
 	u32			ops_failed;
 };
 
@@ -176,5 +179,33 @@ int prism_engine_execute(struct prism_exec_ctx *ctx, const u8 *req,
  */
 int prism_chain_encode(const u8 *ops, u32 ops_len, u8 nops, u8 *out,
 		       u32 out_cap, u32 *resp_len);
+
+/*
+ * Shared validation of ops (wire.c), used by prism_chain_encode() for
+ * userspace chains and by the engine for received frames.
+ */
+/* Largest len of READ, WRITE, ALLOC and SEND; bounds work in softirq. */
+#define PRISM_MAX_OP_LEN	65536
+
+/* One op decoded to host order and validated. */
+struct prism_pop {
+	struct prism_op	op;
+	const u8	*data;		/* op.data_len bytes of inline data */
+	u32		out_len;	/* most output bytes returned (not redirected) */
+};
+
+/* 0 if op (host order) is well formed as op number idx of a chain. */
+int prism_op_check(const struct prism_op *op, unsigned int idx);
+/*
+ * Decode and check the wire op at body + *pos (op number idx) and its
+ * inline data; advances *pos.  0 or -EINVAL.
+ */
+int prism_wire_parse_op(const u8 *body, u32 body_len, u32 *pos,
+			unsigned int idx, struct prism_pop *pop);
+/*
+ * Check a whole wire request body of nops ops: every op valid, nothing
+ * left over.  0 and the largest response body length, or -EINVAL.
+ */
+int prism_wire_check(const u8 *body, u32 body_len, u8 nops, u32 *resp_len);
 
 #endif /* _PRISM_H */

@@ -1,0 +1,420 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * PRISM memory of a server endpoint: registered regions and free lists.
+ *
+ * Regions live in a hash table keyed by rkey.  The engine looks them up in
+ * softirq under RCU; registration and deregistration run in process context
+ * and change the table under mem->lock (spin_lock_bh: free lists are also
+ * used from softirq).  A region's pages are released only after a grace
+ * period, so no op that found the region can still be copying to or from
+ * its pages.
+ *
+ * User regions are pinned with FOLL_LONGTERM and accounted to the caller's
+ * mm->pinned_vm against RLIMIT_MEMLOCK (CAP_IPC_LOCK lifts the limit), the
+ * way RDMA memory registration does it.  The region holds a reference on
+ * the mm (mmgrab), so it can be released after the process' address space
+ * is gone: socket release at exit runs after exit_mm().
+ *
+ * Free lists are rings of buffers inside one region, in an xarray by id.
+ * Every posted buffer is stamped with an RCU grace-period cookie and ALLOC
+ * only hands out buffers whose grace period has ended: an op that started
+ * before the application posted a buffer (and may still be touching it,
+ * e.g. through a stale pointer) has finished before the buffer is reused.
+ * The ring is FIFO and cookies only grow, so only the head is checked.
+ *
+ * Lifetime rules: a region that a free list lies in cannot be deregistered
+ * (-EBUSY) until the list is destroyed.  prism_mem_destroy() drops all of
+ * them at once.
+ */
+#include <linux/kernel.h>
+#include <linux/export.h>
+#include <linux/errno.h>
+#include <linux/mm.h>
+#include <linux/slab.h>
+#include <linux/random.h>
+#include <linux/capability.h>
+#include <linux/overflow.h>
+#include <linux/sched/mm.h>
+#include <linux/sched/signal.h>
+#include <linux/uaccess.h>
+#include <kunit/visibility.h>
+#include "prism.h"
+
+/* Most buffers in one free list; bounds the work done under mem->lock. */
+#define PRISM_FL_MAX_CAPACITY	65536U
+/* Pages pinned per pin_user_pages_fast() call. */
+#define PRISM_PIN_BATCH		512
+/* Largest region, in pages: the page array stays below INT_MAX bytes. */
+#define PRISM_REGION_MAX_PAGES	(INT_MAX / sizeof(struct page *))
+
+void prism_mem_init(struct prism_mem *mem)
+{
+	spin_lock_init(&mem->lock);
+	hash_init(mem->regions);
+	xa_init_flags(&mem->freelists, XA_FLAGS_ALLOC1);
+	mem->pinned_pages = 0;
+}
+EXPORT_SYMBOL_IF_KUNIT(prism_mem_init);
+
+static struct prism_region *prism_region_lookup(struct prism_mem *mem,
+						u64 rkey)
+{
+	struct prism_region *r;
+
+	hash_for_each_possible_rcu(mem->regions, r, node, rkey,
+				   lockdep_is_held(&mem->lock))
+		if (r->rkey == rkey)
+			return r;
+	return NULL;
+}
+
+struct prism_region *prism_region_find(struct prism_mem *mem, u64 rkey)
+{
+	return prism_region_lookup(mem, rkey);
+}
+EXPORT_SYMBOL_IF_KUNIT(prism_region_find);
+
+/* Unpin (user regions) and free; no op may be using the region anymore. */
+static void prism_region_free(struct prism_region *r)
+{
+	if (r->mm) {
+		bool dirty = r->access & (PRISM_ACCESS_REMOTE_WRITE |
+					  PRISM_ACCESS_REMOTE_ATOMIC);
+
+		unpin_user_pages_dirty_lock(r->pages, r->npages, dirty);
+		atomic64_sub(r->npages, &r->mm->pinned_vm);
+		mmdrop(r->mm);
+	}
+	kvfree(r->pages);
+	kfree(r);
+}
+
+/* Give r a fresh rkey and publish it. */
+static void prism_region_insert(struct prism_mem *mem, struct prism_region *r)
+{
+	spin_lock_bh(&mem->lock);
+	do {
+		r->rkey = get_random_u64();
+	} while (!r->rkey || prism_region_lookup(mem, r->rkey));
+	hash_add_rcu(mem->regions, &r->node, r->rkey);
+	if (r->mm)
+		mem->pinned_pages += r->npages;
+	spin_unlock_bh(&mem->lock);
+}
+
+static bool prism_access_ok(u32 access)
+{
+	return access && !(access & ~PRISM_ACCESS_ALL);
+}
+
+int prism_region_register_user(struct prism_mem *mem, u64 uaddr, u64 len,
+			       u32 access, u64 *rkey)
+{
+	struct mm_struct *mm = current->mm;
+	unsigned long lock_limit, npages, pinned = 0;
+	struct prism_region *r;
+	u64 end;
+	int ret;
+
+	if (!len || !prism_access_ok(access))
+		return -EINVAL;
+	if (check_add_overflow(uaddr, len, &end) || PAGE_ALIGN(end) < end)
+		return -EINVAL;
+	if (!mm)
+		return -EFAULT;
+	if (!access_ok(u64_to_user_ptr(uaddr), len))
+		return -EFAULT;
+	npages = (PAGE_ALIGN(end) - (uaddr & PAGE_MASK)) >> PAGE_SHIFT;
+	if (npages > PRISM_REGION_MAX_PAGES)
+		return -ENOMEM;
+
+	r = kzalloc(sizeof(*r), GFP_KERNEL);
+	if (!r)
+		return -ENOMEM;
+	r->pages = kvcalloc(npages, sizeof(*r->pages), GFP_KERNEL);
+	if (!r->pages) {
+		kfree(r);
+		return -ENOMEM;
+	}
+	r->start = uaddr;
+	r->len = len;
+	r->access = access;
+	r->first_off = offset_in_page(uaddr);
+
+	lock_limit = rlimit(RLIMIT_MEMLOCK) >> PAGE_SHIFT;
+	if (atomic64_add_return(npages, &mm->pinned_vm) > lock_limit &&
+	    !capable(CAP_IPC_LOCK)) {
+		ret = -ENOMEM;
+		goto out_unaccount;
+	}
+
+	while (pinned < npages) {
+		int want = min_t(unsigned long, npages - pinned,
+				 PRISM_PIN_BATCH);
+
+		ret = pin_user_pages_fast((uaddr & PAGE_MASK) +
+					  pinned * PAGE_SIZE, want,
+					  FOLL_WRITE | FOLL_LONGTERM,
+					  r->pages + pinned);
+		if (ret <= 0) {
+			if (!ret)
+				ret = -EFAULT;
+			goto out_unpin;
+		}
+		pinned += ret;
+		cond_resched();
+	}
+	r->npages = npages;
+	mmgrab(mm);
+	r->mm = mm;
+
+	prism_region_insert(mem, r);
+	*rkey = r->rkey;
+	return 0;
+
+out_unpin:
+	unpin_user_pages(r->pages, pinned);
+out_unaccount:
+	atomic64_sub(npages, &mm->pinned_vm);
+	kvfree(r->pages);
+	kfree(r);
+	return ret;
+}
+
+int prism_region_register_pages(struct prism_mem *mem, struct page **pages,
+				unsigned int npages, u64 start, u64 len,
+				u32 access, u64 *rkey)
+{
+	struct prism_region *r;
+	u64 end;
+
+	if (!pages || !npages || !len || !prism_access_ok(access))
+		return -EINVAL;
+	if (check_add_overflow(start, len, &end))
+		return -EINVAL;
+	if (offset_in_page(start) + len > (u64)npages * PAGE_SIZE)
+		return -EINVAL;
+
+	r = kzalloc(sizeof(*r), GFP_KERNEL);
+	if (!r)
+		return -ENOMEM;
+	r->pages = kvmalloc_array(npages, sizeof(*pages), GFP_KERNEL);
+	if (!r->pages) {
+		kfree(r);
+		return -ENOMEM;
+	}
+	memcpy(r->pages, pages, array_size(npages, sizeof(*pages)));
+	r->start = start;
+	r->len = len;
+	r->access = access;
+	r->npages = npages;
+	r->first_off = offset_in_page(start);
+	r->mm = NULL;
+
+	prism_region_insert(mem, r);
+	*rkey = r->rkey;
+	return 0;
+}
+EXPORT_SYMBOL_IF_KUNIT(prism_region_register_pages);
+
+int prism_region_deregister(struct prism_mem *mem, u64 rkey)
+{
+	struct prism_freelist *fl;
+	struct prism_region *r;
+	unsigned long id;
+
+	spin_lock_bh(&mem->lock);
+	r = prism_region_lookup(mem, rkey);
+	if (!r) {
+		spin_unlock_bh(&mem->lock);
+		return -ENOENT;
+	}
+	xa_for_each(&mem->freelists, id, fl) {
+		if (fl->rkey == rkey) {
+			spin_unlock_bh(&mem->lock);
+			return -EBUSY;
+		}
+	}
+	hash_del_rcu(&r->node);
+	if (r->mm)
+		mem->pinned_pages -= r->npages;
+	spin_unlock_bh(&mem->lock);
+
+	/* Ops run under RCU in softirq: wait for those that found r. */
+	synchronize_rcu();
+	prism_region_free(r);
+	return 0;
+}
+EXPORT_SYMBOL_IF_KUNIT(prism_region_deregister);
+
+void prism_mem_destroy(struct prism_mem *mem)
+{
+	struct hlist_head dead[HASH_SIZE(mem->regions)];
+	struct prism_freelist *fl;
+	struct prism_region *r;
+	struct hlist_node *tmp;
+	unsigned long id;
+	unsigned int i;
+
+	/*
+	 * Detach every hash chain whole: readers already walking a chain
+	 * keep walking it unchanged, new readers find nothing.
+	 */
+	spin_lock_bh(&mem->lock);
+	for (i = 0; i < HASH_SIZE(mem->regions); i++) {
+		dead[i].first = mem->regions[i].first;
+		if (dead[i].first)
+			dead[i].first->pprev = &dead[i].first;
+		WRITE_ONCE(mem->regions[i].first, NULL);
+	}
+	xa_for_each(&mem->freelists, id, fl) {
+		xa_erase(&mem->freelists, id);
+		kvfree_rcu(fl, rcu);
+	}
+	mem->pinned_pages = 0;
+	spin_unlock_bh(&mem->lock);
+
+	synchronize_rcu();
+	for (i = 0; i < ARRAY_SIZE(dead); i++)
+		hlist_for_each_entry_safe(r, tmp, &dead[i], node)
+			prism_region_free(r);
+	xa_destroy(&mem->freelists);
+}
+EXPORT_SYMBOL_IF_KUNIT(prism_mem_destroy);
+
+int prism_freelist_create(struct prism_mem *mem, u64 rkey, u32 buf_size,
+			  u32 capacity, u32 *id)
+{
+	struct prism_freelist *fl;
+	struct prism_region *r;
+	int ret;
+
+	if (!buf_size || !capacity || capacity > PRISM_FL_MAX_CAPACITY)
+		return -EINVAL;
+	/* The ring follows the list in the same allocation. */
+	fl = kvzalloc(size_add(sizeof(*fl),
+			       array_size(capacity, sizeof(*fl->ring))),
+		      GFP_KERNEL);
+	if (!fl)
+		return -ENOMEM;
+	fl->rkey = rkey;
+	fl->buf_size = buf_size;
+	fl->capacity = capacity;
+	fl->ring = (struct prism_fl_entry *)(fl + 1);
+	spin_lock_init(&fl->lock);
+
+	spin_lock_bh(&mem->lock);
+	r = prism_region_lookup(mem, rkey);
+	if (!r)
+		ret = -ENOENT;
+	else if (buf_size > r->len)
+		ret = -EINVAL;
+	else
+		ret = xa_alloc(&mem->freelists, &fl->id, fl, xa_limit_32b,
+			       GFP_ATOMIC);
+	spin_unlock_bh(&mem->lock);
+	if (ret) {
+		kvfree(fl);
+		return ret == -EBUSY ? -ENOSPC : ret;
+	}
+	*id = fl->id;
+	return 0;
+}
+EXPORT_SYMBOL_IF_KUNIT(prism_freelist_create);
+
+int prism_freelist_post(struct prism_mem *mem, u32 id, const u64 *addrs,
+			u32 count)
+{
+	struct prism_freelist *fl;
+	struct prism_region *r;
+	unsigned long cookie;
+	u32 i, slot;
+	int ret = 0;
+
+	if (!count)
+		return -EINVAL;
+	/*
+	 * Every op running now started before the buffers were posted; the
+	 * buffers become allocatable once all of them have finished.  Taken
+	 * before the locks: it may have to wake the grace-period kthread.
+	 */
+	cookie = start_poll_synchronize_rcu();
+
+	spin_lock_bh(&mem->lock);
+	fl = xa_load(&mem->freelists, id);
+	r = fl ? prism_region_lookup(mem, fl->rkey) : NULL;
+	if (!r) {
+		ret = -ENOENT;
+		goto out;
+	}
+	for (i = 0; i < count; i++) {
+		u64 a = addrs[i];
+
+		if (a < r->start || a - r->start > r->len ||
+		    fl->buf_size > r->len - (a - r->start)) {
+			ret = -EINVAL;
+			goto out;
+		}
+	}
+	spin_lock(&fl->lock);
+	if (count > fl->capacity - fl->count) {
+		ret = -ENOSPC;
+	} else {
+		for (i = 0; i < count; i++) {
+			slot = (fl->head + fl->count) % fl->capacity;
+			fl->ring[slot].addr = addrs[i];
+			fl->ring[slot].rcu_cookie = cookie;
+			fl->count++;
+		}
+	}
+	spin_unlock(&fl->lock);
+out:
+	spin_unlock_bh(&mem->lock);
+	return ret;
+}
+EXPORT_SYMBOL_IF_KUNIT(prism_freelist_post);
+
+int prism_freelist_destroy(struct prism_mem *mem, u32 id)
+{
+	struct prism_freelist *fl;
+
+	spin_lock_bh(&mem->lock);
+	fl = xa_erase(&mem->freelists, id);
+	spin_unlock_bh(&mem->lock);
+	if (!fl)
+		return -ENOENT;
+	/* ALLOC may still be popping from it under RCU. */
+	kvfree_rcu(fl, rcu);
+	return 0;
+}
+EXPORT_SYMBOL_IF_KUNIT(prism_freelist_destroy);
+
+int prism_freelist_pop(struct prism_mem *mem, u32 id, u64 rkey, u32 len,
+		       u64 *addr)
+{
+	struct prism_freelist *fl;
+	struct prism_fl_entry *e;
+	int ret = PRISM_S_NO_BUFFER;
+
+	fl = xa_load(&mem->freelists, id);
+	if (!fl)
+		return PRISM_S_NO_BUFFER;
+	if (fl->rkey != rkey)
+		return PRISM_S_AUTH;
+	if (len > fl->buf_size)
+		return PRISM_S_INVALID;
+
+	spin_lock(&fl->lock);
+	if (fl->count) {
+		e = &fl->ring[fl->head];
+		if (poll_state_synchronize_rcu(e->rcu_cookie)) {
+			*addr = e->addr;
+			fl->head = (fl->head + 1) % fl->capacity;
+			fl->count--;
+			ret = PRISM_S_OK;
+		}
+	}
+	spin_unlock(&fl->lock);
+	return ret;
+}
+EXPORT_SYMBOL_IF_KUNIT(prism_freelist_pop);

@@ -1,0 +1,301 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * PRISM wire format: validation of ops, encoding of userspace chains into
+ * request bodies and decoding of received request bodies.
+ *
+ * The same checks run on both sides: prism_chain_encode() refuses what a
+ * well-behaved client must not send, and the engine refuses the same things
+ * in frames crafted by hand.  Every field is checked, including padding and
+ * the address fields an op does not use (they must be 0).
+ */
+#include <linux/kernel.h>
+#include <linux/errno.h>
+#include <linux/export.h>
+#include <linux/overflow.h>
+#include <kunit/visibility.h>
+#include "prism.h"
+
+/* Flags each opcode accepts. */
+static const u16 prism_op_flags[PRISM_OP_MAX + 1] = {
+	[PRISM_OP_READ] = PRISM_F_INDIRECT | PRISM_F_BOUNDED |
+			  PRISM_F_CONDITIONAL | PRISM_F_REDIRECT |
+			  PRISM_F_ADDR_SCRATCH | PRISM_F_REDIRECT_SCRATCH,
+	[PRISM_OP_WRITE] = PRISM_F_INDIRECT | PRISM_F_DATA_INDIRECT |
+			   PRISM_F_CONDITIONAL | PRISM_F_ADDR_SCRATCH |
+			   PRISM_F_ARG_SCRATCH,
+	[PRISM_OP_CAS] = PRISM_F_INDIRECT | PRISM_F_CMP_INDIRECT |
+			 PRISM_F_SWAP_INDIRECT | PRISM_F_CONDITIONAL |
+			 PRISM_F_REDIRECT | PRISM_F_ADDR_SCRATCH |
+			 PRISM_F_ARG_SCRATCH | PRISM_F_REDIRECT_SCRATCH,
+	[PRISM_OP_ALLOC] = PRISM_F_CONDITIONAL | PRISM_F_REDIRECT |
+			   PRISM_F_REDIRECT_SCRATCH,
+	[PRISM_OP_SEND] = PRISM_F_CONDITIONAL,
+};
+
+/* [off, off + len) lies inside the scratch area. */
+static bool prism_scratch_ok(u64 off, u64 len)
+{
+	return off <= PRISM_SCRATCH_SIZE && len <= PRISM_SCRATCH_SIZE - off;
+}
+
+/* Output an op produces, before redirection. */
+static u32 prism_op_output(const struct prism_op *op)
+{
+	switch (op->opcode) {
+	case PRISM_OP_READ:
+	case PRISM_OP_CAS:
+		return op->len;
+	case PRISM_OP_ALLOC:
+		return sizeof(u64);
+	default:
+		return 0;
+	}
+}
+
+/* Output bytes the op returns in the response (0 when redirected). */
+static u32 prism_op_out_len(const struct prism_op *op)
+{
+	if (op->flags & PRISM_F_REDIRECT)
+		return 0;
+	return prism_op_output(op);
+}
+
+/* Inline data bytes the op must carry. */
+static u64 prism_op_data_len(const struct prism_op *op)
+{
+	u64 n;
+
+	switch (op->opcode) {
+	case PRISM_OP_WRITE:
+		return (op->flags & PRISM_F_DATA_INDIRECT) ? 0 : op->len;
+	case PRISM_OP_CAS:
+		n = 4;
+		if (op->flags & PRISM_F_CMP_INDIRECT)
+			n--;
+		if (op->flags & PRISM_F_SWAP_INDIRECT)
+			n--;
+		return n * op->len;
+	case PRISM_OP_ALLOC:
+	case PRISM_OP_SEND:
+		return op->len;
+	default:
+		return 0;
+	}
+}
+
+int prism_op_check(const struct prism_op *op, unsigned int idx)
+{
+	u16 f = op->flags;
+	u32 min_len = 1, max_len = PRISM_MAX_OP_LEN;
+
+	if (op->opcode < PRISM_OP_READ || op->opcode > PRISM_OP_MAX)
+		return -EINVAL;
+	if (op->reserved)
+		return -EINVAL;
+	if (f & ~prism_op_flags[op->opcode])
+		return -EINVAL;
+	if (op->opcode == PRISM_OP_CAS) {
+		if (op->cas_mode > PRISM_CAS_MODE_MAX)
+			return -EINVAL;
+		max_len = PRISM_MAX_CAS;
+	} else if (op->cas_mode) {
+		return -EINVAL;
+	}
+	if (op->opcode == PRISM_OP_ALLOC || op->opcode == PRISM_OP_SEND)
+		min_len = 0;
+	if (op->len < min_len || op->len > max_len)
+		return -EINVAL;
+	if (op->data_len != prism_op_data_len(op))
+		return -EINVAL;
+
+	/* Flags that only make sense together with another one. */
+	if ((f & PRISM_F_BOUNDED) && !(f & PRISM_F_INDIRECT))
+		return -EINVAL;
+	if ((f & PRISM_F_REDIRECT_SCRATCH) && !(f & PRISM_F_REDIRECT))
+		return -EINVAL;
+	if ((f & PRISM_F_ARG_SCRATCH) &&
+	    !(f & (PRISM_F_DATA_INDIRECT | PRISM_F_CMP_INDIRECT |
+		   PRISM_F_SWAP_INDIRECT)))
+		return -EINVAL;
+	/* The first op has no previous op to depend on. */
+	if ((f & PRISM_F_CONDITIONAL) && idx == 0)
+		return -EINVAL;
+
+	/* Address fields the op does not use must be 0. */
+	if (!(f & PRISM_F_REDIRECT) && op->redirect)
+		return -EINVAL;
+	if (!(f & (PRISM_F_DATA_INDIRECT | PRISM_F_CMP_INDIRECT)) &&
+	    op->arg_addr)
+		return -EINVAL;
+	if (!(f & PRISM_F_SWAP_INDIRECT) && op->swap_addr)
+		return -EINVAL;
+	if (op->opcode == PRISM_OP_ALLOC && op->addr > U32_MAX)
+		return -EINVAL;
+	if (op->opcode == PRISM_OP_SEND && op->addr)
+		return -EINVAL;
+
+	/* Scratch offsets are known up front: check them here. */
+	if (f & PRISM_F_ADDR_SCRATCH) {
+		u64 n = op->len;
+
+		if (f & PRISM_F_INDIRECT)
+			n = (f & PRISM_F_BOUNDED) ? 2 * sizeof(u64) :
+						    sizeof(u64);
+		if (!prism_scratch_ok(op->addr, n))
+			return -EINVAL;
+	}
+	if (f & PRISM_F_ARG_SCRATCH) {
+		if ((f & (PRISM_F_DATA_INDIRECT | PRISM_F_CMP_INDIRECT)) &&
+		    !prism_scratch_ok(op->arg_addr, op->len))
+			return -EINVAL;
+		if ((f & PRISM_F_SWAP_INDIRECT) &&
+		    !prism_scratch_ok(op->swap_addr, op->len))
+			return -EINVAL;
+	}
+	if ((f & PRISM_F_REDIRECT_SCRATCH) &&
+	    !prism_scratch_ok(op->redirect, prism_op_output(op)))
+		return -EINVAL;
+	return 0;
+}
+EXPORT_SYMBOL_IF_KUNIT(prism_op_check);
+
+/* The zero padding after len bytes of inline data. */
+static bool prism_pad_zero(const u8 *data, u32 len)
+{
+	u32 i;
+
+	for (i = len; i < PRISM_PAD8(len); i++)
+		if (data[i])
+			return false;
+	return true;
+}
+
+static void prism_wop_decode(const struct prism_wop *w, struct prism_op *op)
+{
+	op->opcode = w->opcode;
+	op->cas_mode = w->cas_mode;
+	op->flags = be16_to_cpu(w->flags);
+	op->len = be32_to_cpu(w->len);
+	op->rkey = be64_to_cpu(w->rkey);
+	op->addr = be64_to_cpu(w->addr);
+	op->redirect = be64_to_cpu(w->redirect);
+	op->arg_addr = be64_to_cpu(w->arg_addr);
+	op->swap_addr = be64_to_cpu(w->swap_addr);
+	op->data_len = be32_to_cpu(w->data_len);
+	op->reserved = be32_to_cpu(w->reserved);
+}
+
+static void prism_wop_encode(const struct prism_op *op, struct prism_wop *w)
+{
+	w->opcode = op->opcode;
+	w->cas_mode = op->cas_mode;
+	w->flags = cpu_to_be16(op->flags);
+	w->len = cpu_to_be32(op->len);
+	w->rkey = cpu_to_be64(op->rkey);
+	w->addr = cpu_to_be64(op->addr);
+	w->redirect = cpu_to_be64(op->redirect);
+	w->arg_addr = cpu_to_be64(op->arg_addr);
+	w->swap_addr = cpu_to_be64(op->swap_addr);
+	w->data_len = cpu_to_be32(op->data_len);
+	w->reserved = cpu_to_be32(op->reserved);
+}
+
+/*
+ * Take the op at buf + *pos (host order if !wire) and its inline data;
+ * check both and advance *pos.
+ */
+static int prism_take_op(const u8 *buf, u32 buf_len, u32 *pos, bool wire,
+			 unsigned int idx, struct prism_pop *pop)
+{
+	u32 left, padded;
+
+	BUILD_BUG_ON(sizeof(struct prism_wop) != sizeof(struct prism_op));
+	if (*pos > buf_len || buf_len - *pos < sizeof(struct prism_op))
+		return -EINVAL;
+	if (wire)
+		prism_wop_decode((const struct prism_wop *)(buf + *pos),
+				 &pop->op);
+	else
+		memcpy(&pop->op, buf + *pos, sizeof(pop->op));
+	*pos += sizeof(struct prism_op);
+	if (prism_op_check(&pop->op, idx))
+		return -EINVAL;
+
+	/* data_len <= 4 * PRISM_MAX_OP_LEN here: no overflow. */
+	padded = PRISM_PAD8(pop->op.data_len);
+	left = buf_len - *pos;
+	if (padded > left)
+		return -EINVAL;
+	pop->data = buf + *pos;
+	if (!prism_pad_zero(pop->data, pop->op.data_len))
+		return -EINVAL;
+	*pos += padded;
+	pop->out_len = prism_op_out_len(&pop->op);
+	return 0;
+}
+
+int prism_wire_parse_op(const u8 *body, u32 body_len, u32 *pos,
+			unsigned int idx, struct prism_pop *pop)
+{
+	return prism_take_op(body, body_len, pos, true, idx, pop);
+}
+EXPORT_SYMBOL_IF_KUNIT(prism_wire_parse_op);
+
+/* Check nops ops in buf, nothing after them; compute the response size. */
+static int prism_check_chain(const u8 *buf, u32 buf_len, u8 nops, bool wire,
+			     u32 *resp_len)
+{
+	struct prism_pop pop;
+	u32 pos = 0, resp;
+	unsigned int i;
+
+	if (!nops || nops > PRISM_MAX_CHAIN)
+		return -EINVAL;
+	resp = nops * sizeof(struct prism_wres);
+	for (i = 0; i < nops; i++) {
+		if (prism_take_op(buf, buf_len, &pos, wire, i, &pop))
+			return -EINVAL;
+		/* At most 16 * 65536: no overflow. */
+		resp += PRISM_PAD8(pop.out_len);
+	}
+	if (pos != buf_len)
+		return -EINVAL;
+	*resp_len = resp;
+	return 0;
+}
+
+int prism_wire_check(const u8 *body, u32 body_len, u8 nops, u32 *resp_len)
+{
+	return prism_check_chain(body, body_len, nops, true, resp_len);
+}
+EXPORT_SYMBOL_IF_KUNIT(prism_wire_check);
+
+int prism_chain_encode(const u8 *ops, u32 ops_len, u8 nops, u8 *out,
+		       u32 out_cap, u32 *resp_len)
+{
+	struct prism_pop pop;
+	u32 pos = 0, resp;
+	unsigned int i;
+
+	/* Check everything before writing anything. */
+	if (prism_check_chain(ops, ops_len, nops, false, &resp))
+		return -EINVAL;
+	/* The wire op has the size of struct prism_op: same body length. */
+	if (ops_len > out_cap)
+		return -EMSGSIZE;
+	if (ops_len > INT_MAX)
+		return -EMSGSIZE;
+
+	for (i = 0; i < nops; i++) {
+		u32 at = pos;
+
+		if (prism_take_op(ops, ops_len, &pos, false, i, &pop))
+			return -EINVAL;
+		prism_wop_encode(&pop.op, (struct prism_wop *)(out + at));
+		at += sizeof(struct prism_wop);
+		memcpy(out + at, pop.data, pos - at);
+	}
+	*resp_len = resp;
+	return ops_len;
+}
+EXPORT_SYMBOL_IF_KUNIT(prism_chain_encode);
