@@ -81,6 +81,7 @@ static void prism_sock_destruct(struct sock *sk)
 	skb_queue_purge(&sk->sk_receive_queue);
 	WARN_ON_ONCE(!xa_empty(&prism_sk(sk)->reqs));
 	xa_destroy(&prism_sk(sk)->reqs);
+	put_pid(prism_sk(sk)->owner);
 }
 
 static int prism_bind(struct socket *sock, struct sockaddr *uaddr, int addr_len)
@@ -434,6 +435,7 @@ static int prism_create(struct net *net, struct socket *sock, int protocol,
 	atomic_set(&psk->outstanding, 0);
 	psk->max_outstanding = PRISM_DEFAULT_MAX_OUTSTANDING;
 	psk->timeout_ms = PRISM_DEFAULT_TIMEOUT_MS;
+	psk->owner = get_pid(task_tgid(current));
 	return 0;
 }
 
@@ -506,12 +508,17 @@ static int __init prism_init(void)
 			       family);
 		goto err_pernet;
 	}
-	err = prism_dev_init();
+	err = prism_netlink_init();
 	if (err)
 		goto err_sock;
+	err = prism_dev_init();
+	if (err)
+		goto err_netlink;
 	pr_info("loaded: family %d, ethertype 0x%04x\n", family, ethertype);
 	return 0;
 
+err_netlink:
+	prism_netlink_exit();
 err_sock:
 	sock_unregister(family);
 err_pernet:
@@ -524,6 +531,7 @@ err_proto:
 static void __exit prism_exit(void)
 {
 	prism_dev_exit();
+	prism_netlink_exit();
 	sock_unregister(family);
 	unregister_pernet_subsys(&prism_net_ops);
 	/* Socket destructors run from RCU callbacks: let them finish. */

@@ -64,6 +64,7 @@ struct prism_sock {
 	u32			timeout_ms;
 
 	atomic64_t		stats[PRISM_STAT_NR];
+	struct pid		*owner;		/* process that created it */
 };
 
 static inline struct prism_sock *prism_sk(struct sock *sk)
@@ -90,6 +91,10 @@ void prism_xmit_frame(struct sk_buff *skb, struct net_device *dev,
 		      const u8 *dst_mac);
 int prism_queue_send(struct prism_sock *psk, const struct sockaddr_prism *src,
 		     const void *data, u32 len);
+
+/* netlink.c */
+int prism_netlink_init(void);
+void prism_netlink_exit(void);
 
 /* client.c */
 int prism_client_submit(struct prism_sock *psk, const struct sockaddr_prism *dst,
