@@ -66,8 +66,12 @@ static int prism_release(struct socket *sock)
 	spin_unlock_bh(&pn->ep_lock);
 
 	prism_client_release(psk);
+	atomic64_sub(psk->mem.pinned_pages, &pn->pinned_pages);
 	/* Waits for softirq ops that may still use the regions, then unpins. */
 	prism_mem_destroy(&psk->mem);
+	/* After that grace period no receiver or timer uses these either. */
+	prism_sessions_destroy(psk);
+	prism_client_destroy(psk);
 
 	sock_orphan(sk);
 	sock->sk = NULL;
@@ -299,10 +303,9 @@ static int prism_ioctl_fl_post(struct prism_sock *psk, void __user *arg)
 	return err;
 }
 
-static int prism_ioctl(struct socket *sock, unsigned int cmd,
-		       unsigned long arg)
+static int prism_ioctl_locked(struct prism_sock *psk, unsigned int cmd,
+			      unsigned long arg)
 {
-	struct prism_sock *psk = prism_sk(sock->sk);
 	void __user *uarg = (void __user *)arg;
 	u64 rkey;
 	u32 id;
@@ -326,6 +329,24 @@ static int prism_ioctl(struct socket *sock, unsigned int cmd,
 	return -ENOIOCTLCMD;
 }
 
+static int prism_ioctl(struct socket *sock, unsigned int cmd,
+		       unsigned long arg)
+{
+	struct prism_net *pn = prism_pernet(sock_net(sock->sk));
+	struct prism_sock *psk = prism_sk(sock->sk);
+	u64 pinned;
+	int err;
+
+	/* One memory change at a time per socket: pins are counted per netns. */
+	lock_sock(sock->sk);
+	pinned = READ_ONCE(psk->mem.pinned_pages);
+	err = prism_ioctl_locked(psk, cmd, arg);
+	atomic64_add(READ_ONCE(psk->mem.pinned_pages) - pinned,
+		     &pn->pinned_pages);
+	release_sock(sock->sk);
+	return err;
+}
+
 static int prism_setsockopt(struct socket *sock, int level, int optname,
 			    sockptr_t optval, unsigned int optlen)
 {
@@ -344,6 +365,21 @@ static int prism_setsockopt(struct socket *sock, int level, int optname,
 		if (val <= 0 || val > PRISM_MAX_TIMEOUT_MS)
 			return -EINVAL;
 		WRITE_ONCE(psk->timeout_ms, val);
+		return 0;
+	case PRISM_RETRIES:
+		if (val <= 0 || val > PRISM_MAX_RETRIES)
+			return -EINVAL;
+		WRITE_ONCE(psk->retries, val);
+		return 0;
+	case PRISM_MAX_OUTSTANDING:
+		if (val <= 0 || val > PRISM_WINDOW)
+			return -EINVAL;
+		WRITE_ONCE(psk->max_outstanding, val);
+		return 0;
+	case PRISM_SERVE_RATE:
+		if (val < 0)
+			return -EINVAL;
+		WRITE_ONCE(psk->serve_rate, val);
 		return 0;
 	}
 	return -ENOPROTOOPT;
@@ -365,9 +401,16 @@ static int prism_getsockopt(struct socket *sock, int level, int optname,
 
 	switch (optname) {
 	case PRISM_TIMEOUT_MS:
+	case PRISM_RETRIES:
+	case PRISM_MAX_OUTSTANDING:
+	case PRISM_SERVE_RATE:
 		if (len < sizeof(int))
 			return -EINVAL;
-		val = READ_ONCE(psk->timeout_ms);
+		val = optname == PRISM_TIMEOUT_MS ? READ_ONCE(psk->timeout_ms) :
+		      optname == PRISM_RETRIES ? READ_ONCE(psk->retries) :
+		      optname == PRISM_MAX_OUTSTANDING ?
+				READ_ONCE(psk->max_outstanding) :
+				READ_ONCE(psk->serve_rate);
 		len = sizeof(int);
 		if (copy_to_user(optval, &val, len))
 			return -EFAULT;
@@ -431,10 +474,10 @@ static int prism_create(struct net *net, struct socket *sock, int protocol,
 	psk = prism_sk(sk);
 	INIT_HLIST_NODE(&psk->ep_node);
 	prism_mem_init(&psk->mem);
-	xa_init_flags(&psk->reqs, XA_FLAGS_ALLOC1 | XA_FLAGS_LOCK_BH);
-	atomic_set(&psk->outstanding, 0);
-	psk->max_outstanding = PRISM_DEFAULT_MAX_OUTSTANDING;
-	psk->timeout_ms = PRISM_DEFAULT_TIMEOUT_MS;
+	prism_client_init(psk);
+	spin_lock_init(&psk->sess_lock);
+	hash_init(psk->sessions);
+	psk->serve_stamp = jiffies;
 	psk->owner = get_pid(task_tgid(current));
 	return 0;
 }
@@ -452,6 +495,7 @@ static int __net_init prism_net_init(struct net *net)
 	spin_lock_init(&pn->ep_lock);
 	hash_init(pn->eps);
 	pn->next_ep = get_random_u32();
+	atomic64_set(&pn->pinned_pages, 0);
 	pn->stats = alloc_percpu(struct prism_netns_stats);
 	if (!pn->stats)
 		return -ENOMEM;

@@ -1,29 +1,168 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Client side of chains: submission, matching responses, timeouts and
- * completions.
+ * Client side of chains: submission, retransmission, matching responses,
+ * deadlines and completions.
  *
- * An outstanding chain (struct prism_req) lives in its socket's reqs xarray.
- * Whoever erases it from there (response, timer, interface event, socket
- * release) owns it: it stops the timer, completes the chain at most once
- * and frees it.  The completion skb is allocated at submission, so a chain
- * that was accepted always gets its completion.
+ * An outstanding chain (struct prism_req) lives in its socket's reqs
+ * xarray, indexed by a 64-bit request id that never wraps.  Whoever erases
+ * it from there (response, timer, interface event, socket release) owns
+ * it: it stops the timer, completes the chain once and frees it.  Changes
+ * to a chain still in the xarray (retransmission, NACK backoff) are made
+ * under the xarray lock.  The completion skb is allocated at submission,
+ * so an accepted chain always gets its completion.
+ *
+ * Retransmission follows RFC 6298 per peer: smoothed RTT from chains that
+ * were sent once (Karn), RTO doubled on every retransmission, bounded by
+ * the socket's PRISM_RETRIES and the chain's deadline.  A NACK does not
+ * count as a try: the chain was not run, and is resent after a backoff.
+ *
+ * Every request carries the socket's oldest outstanding id (ack floor):
+ * the target forgets cached replies below it.  sendmsg() refuses a chain
+ * whose id would be PRISM_WINDOW or more above the floor, so the target's
+ * reply cache always covers every chain that may still be resent.
  */
 #include <linux/etherdevice.h>
 #include <linux/slab.h>
+#include <linux/random.h>
+#include <linux/jhash.h>
 #include "prism_net.h"
 
 struct prism_req {
 	struct prism_sock	*psk;
-	u32			id;
+	struct prism_peer	*peer;
+	u64			id;
 	u8			nops;
+	bool			nacked;		/* last answer was a NACK */
+	u32			tries;		/* transmissions after loss */
+	u32			nacks;
 	u32			resp_cap;	/* largest valid response body */
 	u64			user_data;
 	struct sockaddr_prism	dst;
+	unsigned long		deadline;	/* jiffies */
+	ktime_t			sent_at;	/* last transmission */
 	struct timer_list	timer;
 	struct sk_buff		*cskb;		/* the completion, preallocated */
+	u32			frame_len;
+	u8			*frame;		/* header + body, for resending */
 };
 
+void prism_client_init(struct prism_sock *psk)
+{
+	xa_init_flags(&psk->reqs, XA_FLAGS_LOCK_BH);
+	psk->next_req_id = 1;
+	psk->session = get_random_u32();
+	atomic_set(&psk->outstanding, 0);
+	psk->max_outstanding = PRISM_DEFAULT_MAX_OUTSTANDING;
+	psk->timeout_ms = PRISM_DEFAULT_TIMEOUT_MS;
+	psk->retries = PRISM_DEFAULT_RETRIES;
+	spin_lock_init(&psk->peer_lock);
+	hash_init(psk->peers);
+}
+
+/* ---------------------------------------------------------------------------
+ * Peers: RTT estimation per target endpoint.
+ */
+static u32 prism_peer_key(const u8 *mac, u32 ep)
+{
+	return jhash(mac, ETH_ALEN, ep);
+}
+
+static struct prism_peer *prism_peer_get(struct prism_sock *psk,
+					 const struct sockaddr_prism *dst)
+{
+	u32 key = prism_peer_key(dst->sprism_mac, dst->sprism_ep);
+	struct prism_peer *p;
+
+	spin_lock_bh(&psk->peer_lock);
+	hash_for_each_possible(psk->peers, p, node, key)
+		if (p->ep == dst->sprism_ep &&
+		    ether_addr_equal(p->mac, dst->sprism_mac))
+			goto out;
+	p = NULL;
+	if (psk->npeers >= PRISM_MAX_PEERS)
+		goto out;
+	p = kzalloc(sizeof(*p), GFP_ATOMIC);
+	if (!p)
+		goto out;
+	ether_addr_copy(p->mac, dst->sprism_mac);
+	p->ep = dst->sprism_ep;
+	p->rto_us = PRISM_RTO_INIT_US;
+	hash_add(psk->peers, &p->node, key);
+	psk->npeers++;
+out:
+	if (p)
+		p->chains++;
+	spin_unlock_bh(&psk->peer_lock);
+	return p;
+}
+
+/* Caller: BH disabled. */
+static void prism_peer_rtt_sample(struct prism_sock *psk,
+				  struct prism_peer *p, u32 rtt_us)
+{
+	u32 delta, rto;
+
+	spin_lock(&psk->peer_lock);
+	if (!p->srtt_us) {
+		p->srtt_us = max(rtt_us, 1U);
+		p->rttvar_us = rtt_us / 2;
+	} else {
+		delta = p->srtt_us > rtt_us ? p->srtt_us - rtt_us :
+						 rtt_us - p->srtt_us;
+		p->rttvar_us = (3 * p->rttvar_us + delta) / 4;
+		p->srtt_us = max((7 * p->srtt_us + rtt_us) / 8, 1U);
+	}
+	rto = p->srtt_us + max(4 * p->rttvar_us, jiffies_to_usecs(1));
+	WRITE_ONCE(p->rto_us, clamp(rto, PRISM_RTO_MIN_US, PRISM_RTO_MAX_US));
+	spin_unlock(&psk->peer_lock);
+}
+
+static void prism_peer_count(struct prism_sock *psk, u64 *counter)
+{
+	spin_lock_bh(&psk->peer_lock);
+	(*counter)++;
+	spin_unlock_bh(&psk->peer_lock);
+}
+
+static void prism_peers_destroy(struct prism_sock *psk)
+{
+	struct hlist_node *tmp;
+	struct prism_peer *p;
+	int bkt;
+
+	hash_for_each_safe(psk->peers, bkt, tmp, p, node) {
+		hash_del(&p->node);
+		kfree(p);
+	}
+	psk->npeers = 0;
+}
+
+/* Delay before the next transmission: RTO doubled per try or per NACK. */
+static unsigned long prism_req_backoff(const struct prism_req *req)
+{
+	u32 shift = min(req->nacked ? req->nacks : req->tries - 1, 16U);
+	u64 us = (u64)READ_ONCE(req->peer->rto_us) << shift;
+
+	us = min_t(u64, us, PRISM_RTO_MAX_US);
+	/* Spread the NACKed clients, so they do not all come back at once. */
+	if (req->nacked)
+		us += get_random_u32_below(us / 2 + 1);
+	return usecs_to_jiffies(us) ?: 1;
+}
+
+/* Arm the timer for the next try, or the deadline if that comes first. */
+static void prism_req_arm(struct prism_req *req)
+{
+	unsigned long when = jiffies + prism_req_backoff(req);
+
+	if (time_after(when, req->deadline))
+		when = req->deadline;
+	mod_timer(&req->timer, when);
+}
+
+/* ---------------------------------------------------------------------------
+ * Completions.
+ */
 static u32 prism_completion_size(u8 nops, u32 resp_body_len)
 {
 	/* Outputs are no larger on the wire than in the completion. */
@@ -34,6 +173,7 @@ static u32 prism_completion_size(u8 nops, u32 resp_body_len)
 static void prism_req_free(struct prism_req *req)
 {
 	kfree_skb(req->cskb);
+	kfree(req->frame);
 	atomic_dec(&req->psk->outstanding);
 	kfree(req);
 }
@@ -51,8 +191,10 @@ static void prism_req_deliver(struct prism_req *req, u8 status)
 	req->cskb = NULL;
 
 	prism_stat_add(sock_net(sk), psk, PRISM_STAT_CHAINS_COMPLETED, 1);
-	if (status == PRISM_S_TIMEOUT)
+	if (status == PRISM_S_TIMEOUT) {
 		prism_stat_add(sock_net(sk), psk, PRISM_STAT_CHAINS_TIMED_OUT, 1);
+		prism_peer_count(psk, &req->peer->timeouts);
+	}
 	skb_queue_tail(&sk->sk_receive_queue, skb);
 	sk->sk_data_ready(sk);
 }
@@ -75,21 +217,86 @@ static void prism_req_fail(struct prism_req *req, u8 status)
 	prism_req_deliver(req, status);
 }
 
-static struct prism_req *prism_req_take(struct prism_sock *psk, u32 id)
+/* ---------------------------------------------------------------------------
+ * Transmission.
+ */
+
+/* Oldest outstanding id, or next_req_id if none; reqs lock held. */
+static u64 prism_ack_floor(struct prism_sock *psk)
 {
-	return xa_erase_bh(&psk->reqs, id);
+	unsigned long index = 0;
+
+	if (xa_find(&psk->reqs, &index, ULONG_MAX, XA_PRESENT))
+		return index;
+	return psk->next_req_id;
 }
 
-static void prism_req_timeout(struct timer_list *t)
+/* A frame carrying req's bytes; the caller fills in what changes. */
+static struct sk_buff *prism_req_skb(struct net_device *dev,
+				     const struct prism_req *req, gfp_t gfp)
+{
+	struct sk_buff *skb;
+
+	skb = prism_alloc_frame(dev, req->frame_len, gfp);
+	if (skb)
+		skb_put_data(skb, req->frame, req->frame_len);
+	return skb;
+}
+
+static void prism_set_floor(struct prism_req *req, struct sk_buff *skb,
+			    u64 floor)
+{
+	__be64 v = cpu_to_be64(floor);
+
+	((struct prism_whdr *)req->frame)->ack_floor = v;
+	((struct prism_whdr *)skb->data)->ack_floor = v;
+}
+
+static void prism_req_timer(struct timer_list *t)
 {
 	struct prism_req *req = from_timer(req, t, timer);
 	struct prism_sock *psk = req->psk;
+	struct net *net = sock_net(&psk->sk);
+	struct net_device *dev = NULL;
+	struct sk_buff *skb = NULL;
+	u8 dst_mac[ETH_ALEN];
+	u8 status = 0;
 
 	rcu_read_lock();
+	xa_lock_bh(&psk->reqs);
 	/* Lost the race to a response or teardown: they own req. */
-	if (prism_req_take(psk, req->id) == req) {
-		prism_req_fail(req, PRISM_S_TIMEOUT);
+	if (xa_load(&psk->reqs, req->id) != req)
+		goto unlock;
+	if (time_after_eq(jiffies, req->deadline) ||
+	    (!req->nacked && req->tries >= READ_ONCE(psk->retries))) {
+		__xa_erase(&psk->reqs, req->id);
+		status = req->nacked ? PRISM_S_NACK : PRISM_S_TIMEOUT;
+		goto unlock;
+	}
+	if (req->nacked) {
+		req->nacked = false;
+	} else {
+		req->tries++;
+		prism_stat_add(net, psk, PRISM_STAT_RETRANSMITS, 1);
+	}
+	dev = dev_get_by_index_rcu(net, psk->ifindex);
+	if (dev && netif_running(dev))
+		skb = prism_req_skb(dev, req, GFP_ATOMIC);
+	if (skb) {
+		prism_set_floor(req, skb, prism_ack_floor(psk));
+		ether_addr_copy(dst_mac, req->dst.sprism_mac);
+	}
+	/* Without a frame this try is lost like any other. */
+	req->sent_at = ktime_get();
+	prism_req_arm(req);
+unlock:
+	xa_unlock_bh(&psk->reqs);
+
+	if (status) {
+		prism_req_fail(req, status);
 		prism_req_free(req);
+	} else if (skb) {
+		prism_xmit_frame(skb, dev, dst_mac);
 	}
 	rcu_read_unlock();
 }
@@ -104,8 +311,8 @@ int prism_client_submit(struct prism_sock *psk, const struct sockaddr_prism *dst
 	struct prism_req *req;
 	struct sk_buff *skb;
 	u32 cap, resp_len, timeout;
+	u64 floor;
 	int body_len, err;
-	u32 id;
 
 	if (chain->flags || chain->reserved || !chain->nops ||
 	    chain->nops > PRISM_MAX_CHAIN)
@@ -126,66 +333,84 @@ int prism_client_submit(struct prism_sock *psk, const struct sockaddr_prism *dst
 	err = -ENETDOWN;
 	if (!netif_running(dev) || dev->mtu <= sizeof(*hdr))
 		goto out_dev;
-
-	err = -ENOMEM;
 	cap = dev->mtu - sizeof(*hdr);
-	skb = prism_alloc_frame(dev, cap);
-	if (!skb)
-		goto out_dev;
-	hdr = skb_put(skb, sizeof(*hdr));
-	body_len = prism_chain_encode(ubuf + sizeof(*chain), len - sizeof(*chain),
-				      chain->nops, skb_tail_pointer(skb), cap,
-				      &resp_len);
-	if (body_len < 0) {
-		err = body_len;
-		goto out_skb;
-	}
-	err = -EMSGSIZE;
-	if (resp_len > cap)
-		goto out_skb;
-	skb_put(skb, body_len);
 
 	err = -ENOMEM;
 	req = kzalloc(sizeof(*req), GFP_KERNEL);
 	if (!req)
-		goto out_skb;
+		goto out_dev;
+	req->frame = kmalloc(sizeof(*hdr) + cap, GFP_KERNEL);
+	if (!req->frame)
+		goto out_req;
+	body_len = prism_chain_encode(ubuf + sizeof(*chain), len - sizeof(*chain),
+				      chain->nops, req->frame + sizeof(*hdr),
+				      cap, &resp_len);
+	if (body_len < 0) {
+		err = body_len;
+		goto out_req;
+	}
+	err = -EMSGSIZE;
+	if (resp_len > cap)
+		goto out_req;
+	err = -ENOMEM;
+	req->frame_len = sizeof(*hdr) + body_len;
 	req->cskb = alloc_skb(prism_completion_size(chain->nops, resp_len),
 			      GFP_KERNEL);
 	if (!req->cskb)
 		goto out_req;
-	req->psk = psk;
-	req->nops = chain->nops;
-	req->resp_cap = resp_len;
-	req->user_data = chain->user_data;
-	req->dst = *dst;
-	req->dst.sprism_ifindex = psk->ifindex;
-	timer_setup(&req->timer, prism_req_timeout, 0);
+	req->peer = prism_peer_get(psk, dst);
+	if (!req->peer)
+		goto out_req;
 
-	err = -ENOBUFS;
-	if (atomic_inc_return(&psk->outstanding) > psk->max_outstanding)
-		goto out_count;
-
-	/* Publish and arm under the lock, so no owner sees an unarmed req. */
-	xa_lock_bh(&psk->reqs);
-	err = __xa_alloc_cyclic(&psk->reqs, &id, req, xa_limit_32b,
-				&psk->next_req_id, GFP_KERNEL);
-	if (err >= 0) {
-		req->id = id;
-		mod_timer(&req->timer, jiffies + msecs_to_jiffies(timeout));
-	}
-	xa_unlock_bh(&psk->reqs);
-	if (err < 0)
-		goto out_count;
-
+	hdr = (struct prism_whdr *)req->frame;
 	hdr->version = PRISM_WIRE_VERSION;
 	hdr->type = PRISM_T_REQ;
 	hdr->nops = chain->nops;
 	hdr->status = 0;
 	hdr->dst_ep = htonl(dst->sprism_ep);
 	hdr->src_ep = htonl(psk->ep);
-	hdr->req_id = htonl(id);
+	hdr->session = htonl(psk->session);
 	hdr->body_len = htons(body_len);
 	hdr->reserved = 0;
+	skb = prism_req_skb(dev, req, GFP_KERNEL);
+	if (!skb)
+		goto out_req;
+
+	req->psk = psk;
+	req->nops = chain->nops;
+	req->resp_cap = resp_len;
+	req->user_data = chain->user_data;
+	req->dst = *dst;
+	req->dst.sprism_ifindex = psk->ifindex;
+	req->tries = 1;
+	timer_setup(&req->timer, prism_req_timer, 0);
+
+	err = -ENOBUFS;
+	if (atomic_inc_return(&psk->outstanding) > READ_ONCE(psk->max_outstanding))
+		goto out_count;
+
+	/* Publish and arm under the lock, so no owner sees an unarmed req. */
+	xa_lock_bh(&psk->reqs);
+	floor = prism_ack_floor(psk);
+	if (psk->next_req_id - floor >= PRISM_WINDOW) {
+		err = -ENOBUFS;
+	} else {
+		req->id = psk->next_req_id;
+		err = __xa_insert(&psk->reqs, req->id, req, GFP_ATOMIC);
+	}
+	if (!err) {
+		psk->next_req_id++;
+		hdr->req_id = cpu_to_be64(req->id);
+		((struct prism_whdr *)skb->data)->req_id = hdr->req_id;
+		prism_set_floor(req, skb, floor);
+		req->deadline = jiffies + msecs_to_jiffies(timeout);
+		req->sent_at = ktime_get();
+		prism_req_arm(req);
+	}
+	xa_unlock_bh(&psk->reqs);
+	if (err)
+		goto out_count;
+
 	prism_stat_add(net, psk, PRISM_STAT_CHAINS_SENT, 1);
 	prism_xmit_frame(skb, dev, dst->sprism_mac);
 	dev_put(dev);
@@ -193,11 +418,11 @@ int prism_client_submit(struct prism_sock *psk, const struct sockaddr_prism *dst
 
 out_count:
 	atomic_dec(&psk->outstanding);
-	kfree_skb(req->cskb);
-out_req:
-	kfree(req);
-out_skb:
 	kfree_skb(skb);
+out_req:
+	kfree_skb(req->cskb);
+	kfree(req->frame);
+	kfree(req);
 out_dev:
 	dev_put(dev);
 	return err;
@@ -255,18 +480,30 @@ void prism_client_response(struct prism_sock *psk, struct sk_buff *skb,
 	struct net *net = sock_net(&psk->sk);
 	u32 body_len = ntohs(hdr->body_len);
 	struct prism_req *req;
+	u32 rtt_us = 0;
 
 	if (hdr->status > PRISM_S_MAX)
 		goto drop;
 
-	/* Only the chain's target may complete it. */
+	/* Only the chain's target may answer it. */
 	xa_lock_bh(&psk->reqs);
-	req = xa_load(&psk->reqs, ntohl(hdr->req_id));
+	req = xa_load(&psk->reqs, be64_to_cpu(hdr->req_id));
 	if (!req || req->nops != hdr->nops ||
 	    req->dst.sprism_ep != ntohl(hdr->src_ep) ||
 	    !ether_addr_equal(req->dst.sprism_mac, src_mac)) {
+		/* Typically the answer to a resent chain that completed. */
 		xa_unlock_bh(&psk->reqs);
 		goto drop;
+	}
+	if (hdr->status == PRISM_S_NACK) {
+		/* Not run: resend after a backoff, until the deadline. */
+		req->nacked = true;
+		req->nacks++;
+		prism_req_arm(req);
+		xa_unlock_bh(&psk->reqs);
+		prism_stat_add(net, psk, PRISM_STAT_NACKS_RECEIVED, 1);
+		prism_peer_count(psk, &req->peer->nacks);
+		return;
 	}
 	if (hdr->status == PRISM_S_OK &&
 	    !prism_fill_completion(req, (const u8 *)(hdr + 1), body_len)) {
@@ -274,9 +511,16 @@ void prism_client_response(struct prism_sock *psk, struct sk_buff *skb,
 		goto drop;
 	}
 	__xa_erase(&psk->reqs, req->id);
+	/* Karn: only a chain sent once gives an unambiguous sample. */
+	if (req->tries == 1)
+		rtt_us = ktime_us_delta(ktime_get(), req->sent_at);
 	xa_unlock_bh(&psk->reqs);
 
 	del_timer_sync(&req->timer);
+	if (req->tries == 1)
+		prism_peer_rtt_sample(psk, req->peer, rtt_us);
+	else
+		prism_peer_count(psk, &req->peer->retransmits);
 	if (hdr->status == PRISM_S_OK)
 		prism_req_deliver(req, PRISM_S_OK);
 	else
@@ -294,7 +538,7 @@ static void prism_client_drain(struct prism_sock *psk, bool complete,
 	unsigned long id;
 
 	xa_for_each(&psk->reqs, id, req) {
-		if (prism_req_take(psk, id) != req)
+		if (xa_erase_bh(&psk->reqs, id) != req)
 			continue;
 		del_timer_sync(&req->timer);
 		if (complete)
@@ -308,7 +552,14 @@ void prism_client_fail_all(struct prism_sock *psk, u8 status)
 	prism_client_drain(psk, true, status);
 }
 
+/* After this and a grace period, nothing of the client side is in use. */
 void prism_client_release(struct prism_sock *psk)
 {
 	prism_client_drain(psk, false, 0);
+}
+
+/* Once no response or timer can run anymore (after a grace period). */
+void prism_client_destroy(struct prism_sock *psk)
+{
+	prism_peers_destroy(psk);
 }

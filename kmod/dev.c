@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * PRISM frames on Ethernet: receive (softirq), transmit, serving request
- * chains on the target host, and reacting to interfaces going away.
+ * PRISM frames on Ethernet: receive (softirq), transmit, delivery of SEND
+ * data to sockets, and reacting to interfaces going away.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -11,13 +11,13 @@
 #include <linux/pkt_sched.h>
 #include "prism_net.h"
 
-struct sk_buff *prism_alloc_frame(struct net_device *dev, u32 body_len)
+/* A frame with room for len bytes of PRISM header and body. */
+struct sk_buff *prism_alloc_frame(struct net_device *dev, u32 len, gfp_t gfp)
 {
 	unsigned int hlen = LL_RESERVED_SPACE(dev);
 	struct sk_buff *skb;
 
-	skb = alloc_skb(hlen + sizeof(struct prism_whdr) + body_len +
-			dev->needed_tailroom, GFP_ATOMIC);
+	skb = alloc_skb(hlen + len + dev->needed_tailroom, gfp);
 	if (!skb)
 		return NULL;
 	skb_reserve(skb, hlen);
@@ -62,90 +62,6 @@ int prism_queue_send(struct prism_sock *psk, const struct sockaddr_prism *src,
 		return PRISM_S_RECV_FULL;
 	}
 	return PRISM_S_OK;
-}
-
-struct prism_send_target {
-	struct prism_sock	*psk;
-	struct sockaddr_prism	src;
-};
-
-static int prism_deliver_send(void *priv, const void *data, u32 len)
-{
-	struct prism_send_target *t = priv;
-	int status;
-
-	status = prism_queue_send(t->psk, &t->src, data, len);
-	if (status == PRISM_S_OK)
-		prism_stat_add(sock_net(&t->psk->sk), t->psk,
-			       PRISM_STAT_SENDS_RECEIVED, 1);
-	return status;
-}
-
-/* Answer a request: with the engine's results, or with a chain status. */
-static void prism_serve_request(struct net *net, struct sk_buff *skb,
-				const struct prism_whdr *hdr, const u8 *src_mac)
-{
-	struct net_device *dev = skb->dev;
-	struct prism_send_target target;
-	struct prism_exec_ctx ctx = {};
-	struct prism_whdr *rhdr;
-	struct prism_sock *psk;
-	struct sk_buff *rskb;
-	u32 cap, body_len;
-	int ret;
-
-	if (dev->mtu <= sizeof(*hdr))
-		return;
-	cap = dev->mtu - sizeof(*hdr);
-	rskb = prism_alloc_frame(dev, cap);
-	if (!rskb)
-		return;
-	rhdr = skb_put(rskb, sizeof(*rhdr));
-	rhdr->version = PRISM_WIRE_VERSION;
-	rhdr->type = PRISM_T_RESP;
-	rhdr->nops = hdr->nops;
-	rhdr->dst_ep = hdr->src_ep;
-	rhdr->src_ep = hdr->dst_ep;
-	rhdr->req_id = hdr->req_id;
-	rhdr->reserved = 0;
-
-	psk = prism_ep_lookup(net, ntohl(hdr->dst_ep));
-	if (!psk || psk->ifindex != dev->ifindex) {
-		ret = -PRISM_S_NO_ENDPOINT;
-		prism_stat_add(net, NULL, PRISM_STAT_RX_DROPPED, 1);
-	} else {
-		target.psk = psk;
-		memset(&target.src, 0, sizeof(target.src));
-		target.src.sprism_family = psk->sk.sk_family;
-		target.src.sprism_ifindex = dev->ifindex;
-		target.src.sprism_ep = ntohl(hdr->src_ep);
-		ether_addr_copy(target.src.sprism_mac, src_mac);
-
-		ctx.mem = &psk->mem;
-		ctx.deliver_send = prism_deliver_send;
-		ctx.priv = &target;
-		ret = prism_engine_execute(&ctx, (const u8 *)(hdr + 1),
-					   ntohs(hdr->body_len), hdr->nops,
-					   (u8 *)(rhdr + 1), cap);
-		prism_stat_add(net, psk, PRISM_STAT_CHAINS_SERVED, 1);
-		if (ret >= 0) {
-			prism_stat_add(net, psk, PRISM_STAT_OPS_SERVED,
-				       hdr->nops);
-			prism_stat_add(net, psk, PRISM_STAT_OPS_FAILED,
-				       ctx.ops_failed);
-		}
-	}
-
-	if (ret < 0) {
-		rhdr->status = -ret;
-		body_len = 0;
-	} else {
-		rhdr->status = PRISM_S_OK;
-		body_len = ret;
-	}
-	rhdr->body_len = htons(body_len);
-	skb_put(rskb, body_len);
-	prism_xmit_frame(rskb, dev, src_mac);
 }
 
 static int prism_rcv(struct sk_buff *skb, struct net_device *dev,

@@ -44,7 +44,9 @@ struct prism_whdr {
 	u8	status;		/* RESP: chain status; REQ: 0 */
 	__be32	dst_ep;
 	__be32	src_ep;
-	__be32	req_id;
+	__be32	session;	/* random per client socket */
+	__be64	req_id;		/* per client socket: from 1, never reused */
+	__be64	ack_floor;	/* REQ: the client completed every id below */
 	__be16	body_len;
 	__be16	reserved;
 } __packed;

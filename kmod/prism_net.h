@@ -15,8 +15,23 @@
 /* Endpoint ids handed out by bind() with ep 0. */
 #define PRISM_EP_EPHEMERAL_MIN	0x80000000U
 #define PRISM_DEFAULT_TIMEOUT_MS	1000
-#define PRISM_MAX_TIMEOUT_MS	600000
-#define PRISM_DEFAULT_MAX_OUTSTANDING	1024
+#define PRISM_MAX_TIMEOUT_MS	60000
+#define PRISM_DEFAULT_MAX_OUTSTANDING	256
+#define PRISM_DEFAULT_RETRIES	8
+#define PRISM_MAX_RETRIES	64
+
+/* Retransmission timeout bounds and start value (RFC 6298 style). */
+#define PRISM_RTO_INIT_US	50000
+#define PRISM_RTO_MIN_US	5000
+#define PRISM_RTO_MAX_US	1000000
+/* Peers a socket keeps RTT state for. */
+#define PRISM_MAX_PEERS		4096
+
+/* Target side: client sessions with a reply cache, per socket. */
+#define PRISM_SESSION_HASH_BITS	6
+#define PRISM_MAX_SESSIONS	1024
+/* A session idle this long may be dropped (well above any deadline). */
+#define PRISM_SESSION_IDLE_MS	(2 * PRISM_MAX_TIMEOUT_MS)
 /* Largest sendmsg() payload accepted; one frame bounds it far lower. */
 #define PRISM_MAX_SUBMIT	65536
 
@@ -32,6 +47,10 @@ enum prism_stat {
 	PRISM_STAT_OPS_FAILED,
 	PRISM_STAT_SENDS_RECEIVED,
 	PRISM_STAT_RX_DROPPED,
+	PRISM_STAT_RETRANSMITS,
+	PRISM_STAT_NACKS_RECEIVED,
+	PRISM_STAT_NACKS_SENT,
+	PRISM_STAT_DUPLICATES,
 	PRISM_STAT_NR,
 };
 
@@ -45,6 +64,22 @@ struct prism_net {
 	DECLARE_HASHTABLE(eps, PRISM_EP_HASH_BITS);	/* bound sockets, RCU */
 	u32				next_ep;
 	struct prism_netns_stats __percpu *stats;
+	atomic64_t			pinned_pages;	/* by all its sockets */
+};
+
+/* Client side: what a socket knows of one target endpoint. */
+struct prism_peer {
+	struct hlist_node	node;		/* prism_sock.peers */
+	u8			mac[ETH_ALEN];
+	u32			ep;
+	/* Under prism_sock.peer_lock. */
+	u32			srtt_us;	/* 0: no sample yet */
+	u32			rttvar_us;
+	u32			rto_us;
+	u64			chains;
+	u64			timeouts;
+	u64			nacks;
+	u64			retransmits;
 };
 
 struct prism_sock {
@@ -57,11 +92,24 @@ struct prism_sock {
 	struct prism_mem	mem;		/* server side: regions, free lists */
 
 	/* Client side: outstanding chains by request id. */
-	struct xarray		reqs;
-	u32			next_req_id;
+	struct xarray		reqs;		/* under its xa_lock_bh */
+	u64			next_req_id;	/* under the reqs lock */
+	u32			session;
 	atomic_t		outstanding;
 	u32			max_outstanding;
 	u32			timeout_ms;
+	u32			retries;
+	spinlock_t		peer_lock;	/* peers, peer RTT state */
+	DECLARE_HASHTABLE(peers, 6);
+	u32			npeers;
+
+	/* Target side: reply caches of client sessions, admission. */
+	spinlock_t		sess_lock;	/* sessions writers */
+	DECLARE_HASHTABLE(sessions, PRISM_SESSION_HASH_BITS);
+	u32			nsessions;
+	u32			serve_rate;	/* chains/s, 0: unlimited */
+	u64			serve_tokens;	/* under sess_lock; one chain = HZ */
+	unsigned long		serve_stamp;
 
 	atomic64_t		stats[PRISM_STAT_NR];
 	struct pid		*owner;		/* process that created it */
@@ -86,7 +134,7 @@ void prism_proc_exit(struct net *net);
 /* dev.c */
 int prism_dev_init(void);
 void prism_dev_exit(void);
-struct sk_buff *prism_alloc_frame(struct net_device *dev, u32 body_len);
+struct sk_buff *prism_alloc_frame(struct net_device *dev, u32 len, gfp_t gfp);
 void prism_xmit_frame(struct sk_buff *skb, struct net_device *dev,
 		      const u8 *dst_mac);
 int prism_queue_send(struct prism_sock *psk, const struct sockaddr_prism *src,
@@ -95,6 +143,11 @@ int prism_queue_send(struct prism_sock *psk, const struct sockaddr_prism *src,
 /* netlink.c */
 int prism_netlink_init(void);
 void prism_netlink_exit(void);
+
+/* rcache.c */
+void prism_serve_request(struct net *net, struct sk_buff *skb,
+			 const struct prism_whdr *hdr, const u8 *src_mac);
+void prism_sessions_destroy(struct prism_sock *psk);
 
 /* client.c */
 int prism_client_submit(struct prism_sock *psk, const struct sockaddr_prism *dst,
@@ -105,5 +158,7 @@ void prism_client_response(struct prism_sock *psk, struct sk_buff *skb,
 void prism_client_fail_all(struct prism_sock *psk, u8 status);
 /* Socket teardown: drops outstanding chains without completing them. */
 void prism_client_release(struct prism_sock *psk);
+void prism_client_init(struct prism_sock *psk);
+void prism_client_destroy(struct prism_sock *psk);
 
 #endif /* _PRISM_NET_H */

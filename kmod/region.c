@@ -180,6 +180,7 @@ out_unaccount:
 	kfree(r);
 	return ret;
 }
+EXPORT_SYMBOL_IF_KUNIT(prism_region_register_user);
 
 int prism_region_register_pages(struct prism_mem *mem, struct page **pages,
 				unsigned int npages, u64 start, u64 len,

@@ -17,6 +17,10 @@ static const char * const prism_stat_names[PRISM_STAT_NR] = {
 	[PRISM_STAT_OPS_FAILED]		= "ops_failed",
 	[PRISM_STAT_SENDS_RECEIVED]	= "sends_received",
 	[PRISM_STAT_RX_DROPPED]		= "rx_dropped",
+	[PRISM_STAT_RETRANSMITS]	= "retransmits",
+	[PRISM_STAT_NACKS_RECEIVED]	= "nacks_received",
+	[PRISM_STAT_NACKS_SENT]		= "nacks_sent",
+	[PRISM_STAT_DUPLICATES]		= "duplicates",
 };
 
 /* The uapi struct is the same counters in the same order. */
@@ -57,6 +61,9 @@ static int prism_proc_show(struct seq_file *seq, void *v)
 	}
 	for (i = 0; i < PRISM_STAT_NR; i++)
 		seq_printf(seq, "%s %llu\n", prism_stat_names[i], sum[i]);
+	/* A gauge, not a counter: pages pinned by regions right now. */
+	seq_printf(seq, "pinned_pages %lld\n",
+		   (long long)atomic64_read(&pn->pinned_pages));
 	return 0;
 }
 

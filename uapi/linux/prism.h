@@ -24,6 +24,22 @@
  * data to the target socket, where recvmsg() returns it as PRISM_MSG_SEND
  * with the sender's address in msg_name.
  *
+ * Delivery
+ * --------
+ * A chain executes at most once.  The client side of the module resends a
+ * chain that got no answer (adaptive timeout per peer, PRISM_RETRIES
+ * transmissions at most) until its deadline (PRISM_TIMEOUT_MS or
+ * prism_chain.timeout_ms); the target answers a repeat from a per-client
+ * reply cache instead of running the chain again.  A target that cannot
+ * keep up answers NACK without running the chain; the client backs off and
+ * resends it until the deadline.  Every accepted chain gets exactly one
+ * completion: with OK (per-op results valid: the chain ran once), or with a
+ * chain status saying why not.  TIMEOUT means the outcome is unknown: the
+ * chain ran once or not at all.  NACK, NO_ENDPOINT, INVALID and TOO_BIG
+ * mean it did not run.  NETDOWN and ABORTED are local: unknown, like
+ * TIMEOUT.  A target that restarts loses its reply cache, but its regions
+ * get new rkeys, so an old chain cannot run against the new instance.
+ *
  * Byte order
  * ----------
  * All fields of the structures in this header are in host byte order; the
@@ -56,6 +72,12 @@
 #define PRISM_MAX_CHAIN		16	/* ops in one chain */
 #define PRISM_MAX_CAS		32	/* bytes compared/swapped by one CAS */
 #define PRISM_SCRATCH_SIZE	256	/* per-chain scratch area, zeroed */
+/*
+ * Request-id window: a socket never has chains in flight whose ids are
+ * PRISM_WINDOW or more apart, so a target's reply cache always covers every
+ * chain the client may still retransmit.
+ */
+#define PRISM_WINDOW		512
 
 /* Endpoint address. */
 struct sockaddr_prism {
@@ -251,8 +273,11 @@ struct prism_fl_post {
 #define PRISM_IOC_FL_DESTROY	_IOW(PRISM_IOC_MAGIC, 5, __u32)
 
 /* Socket options at SOL_PRISM. */
-#define PRISM_TIMEOUT_MS	1	/* int: default chain timeout (ms) */
+#define PRISM_TIMEOUT_MS	1	/* int: default chain deadline (ms, 1..60000) */
 #define PRISM_STATS		2	/* get: struct prism_stats of this socket */
+#define PRISM_RETRIES		3	/* int: transmissions before TIMEOUT (1..64, default 8) */
+#define PRISM_MAX_OUTSTANDING	4	/* int: chains in flight (1..PRISM_WINDOW, default 256) */
+#define PRISM_SERVE_RATE	5	/* int: chains/s served before NACKing (0: no limit) */
 
 /* Counters, per socket (PRISM_STATS) and per netns (/proc/net/prism). */
 struct prism_stats {
@@ -264,6 +289,10 @@ struct prism_stats {
 	__u64	ops_failed;		/* target: ops with status not OK */
 	__u64	sends_received;		/* target: SEND messages queued */
 	__u64	rx_dropped;		/* frames dropped (malformed, unknown, stale) */
+	__u64	retransmits;		/* client: chains sent again after no answer */
+	__u64	nacks_received;		/* client: NACKs, each followed by a backoff */
+	__u64	nacks_sent;		/* target: chains refused for overload */
+	__u64	duplicates;		/* target: repeats answered from the reply cache */
 };
 
 #endif /* _UAPI_LINUX_PRISM_H */

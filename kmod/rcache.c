@@ -1,0 +1,390 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Target side of chains: admission (NACK under overload), the per-client
+ * reply cache that makes execution at-most-once, and serving requests.
+ *
+ * A client session is one client socket incarnation: (MAC, endpoint id,
+ * session nonce).  Its cache holds the reply of every chain it ran with an
+ * id in [floor, floor + PRISM_WINDOW); the client moves the floor up with
+ * every request (its oldest outstanding id) and never sends an id at or
+ * above floor + PRISM_WINDOW.  So a repeated chain is either answered from
+ * the cache or, when below the floor, known to be completed at the client
+ * and dropped: it never runs twice.  A session runs its chains under its
+ * lock, so copies arriving on several CPUs at once see one execution.
+ *
+ * The cache entry for a chain is allocated before the chain runs: a chain
+ * that could not be remembered is NACKed, not run.
+ */
+#include <linux/etherdevice.h>
+#include <linux/jhash.h>
+#include <linux/slab.h>
+#include "prism_net.h"
+
+struct prism_cached {
+	u64	id;
+	u32	len;		/* of frame: header + body */
+	u8	frame[];
+};
+
+struct prism_session {
+	struct hlist_node	node;		/* prism_sock.sessions, RCU */
+	u8			mac[ETH_ALEN];
+	u32			ep;
+	u32			nonce;
+	spinlock_t		lock;		/* all below; held while serving */
+	bool			dead;		/* unhashed: look up again */
+	u64			floor;
+	unsigned long		last_used;	/* jiffies */
+	struct prism_cached	**slot;		/* PRISM_WINDOW, by id */
+	struct rcu_head		rcu;
+};
+
+static u32 prism_session_key(const u8 *mac, u32 ep, u32 nonce)
+{
+	return jhash_3words(ep, nonce, get_unaligned((const u32 *)mac) ^
+			    get_unaligned((const u16 *)(mac + 4)), 0);
+}
+
+static void prism_session_free(struct prism_session *s)
+{
+	unsigned int i;
+
+	for (i = 0; i < PRISM_WINDOW; i++)
+		kfree(s->slot[i]);
+	kfree(s->slot);
+	kfree(s);
+}
+
+static void prism_session_free_rcu(struct rcu_head *head)
+{
+	prism_session_free(container_of(head, struct prism_session, rcu));
+}
+
+/* Make room by dropping one idle session; psk->sess_lock held. */
+static bool prism_session_evict_idle(struct prism_sock *psk)
+{
+	unsigned long idle = msecs_to_jiffies(PRISM_SESSION_IDLE_MS);
+	struct prism_session *s;
+	int bkt;
+
+	hash_for_each(psk->sessions, bkt, s, node) {
+		spin_lock(&s->lock);
+		if (time_after(jiffies, s->last_used + idle)) {
+			s->dead = true;
+			spin_unlock(&s->lock);
+			hash_del_rcu(&s->node);
+			psk->nsessions--;
+			call_rcu(&s->rcu, prism_session_free_rcu);
+			return true;
+		}
+		spin_unlock(&s->lock);
+	}
+	return false;
+}
+
+/* Find or create the session of a client; BH disabled, under RCU. */
+static struct prism_session *prism_session_get(struct prism_sock *psk,
+					       const u8 *mac, u32 ep, u32 nonce,
+					       u64 floor)
+{
+	u32 key = prism_session_key(mac, ep, nonce);
+	struct prism_session *s;
+
+	hash_for_each_possible_rcu(psk->sessions, s, node, key)
+		if (s->ep == ep && s->nonce == nonce &&
+		    ether_addr_equal(s->mac, mac))
+			return s;
+
+	spin_lock(&psk->sess_lock);
+	hash_for_each_possible(psk->sessions, s, node, key)
+		if (s->ep == ep && s->nonce == nonce &&
+		    ether_addr_equal(s->mac, mac))
+			goto out;
+	s = NULL;
+	if (psk->nsessions >= PRISM_MAX_SESSIONS &&
+	    !prism_session_evict_idle(psk))
+		goto out;
+	s = kzalloc(sizeof(*s), GFP_ATOMIC);
+	if (!s)
+		goto out;
+	s->slot = kcalloc(PRISM_WINDOW, sizeof(*s->slot), GFP_ATOMIC);
+	if (!s->slot) {
+		kfree(s);
+		s = NULL;
+		goto out;
+	}
+	ether_addr_copy(s->mac, mac);
+	s->ep = ep;
+	s->nonce = nonce;
+	s->floor = floor;
+	s->last_used = jiffies;
+	spin_lock_init(&s->lock);
+	hash_add_rcu(psk->sessions, &s->node, key);
+	psk->nsessions++;
+out:
+	spin_unlock(&psk->sess_lock);
+	return s;
+}
+
+/* The client completed every id below floor: forget their replies. */
+static void prism_session_advance(struct prism_session *s, u64 floor)
+{
+	u64 id, end;
+
+	if (floor <= s->floor)
+		return;
+	end = min(floor, s->floor + PRISM_WINDOW);
+	for (id = s->floor; id < end; id++) {
+		struct prism_cached **e = &s->slot[id % PRISM_WINDOW];
+
+		if (*e && (*e)->id < floor) {
+			kfree(*e);
+			*e = NULL;
+		}
+	}
+	s->floor = floor;
+}
+
+void prism_sessions_destroy(struct prism_sock *psk)
+{
+	struct prism_session *s;
+	struct hlist_node *tmp;
+	int bkt;
+
+	/* No receiver can reach the socket anymore (after a grace period). */
+	hash_for_each_safe(psk->sessions, bkt, tmp, s, node) {
+		hash_del(&s->node);
+		prism_session_free(s);
+	}
+	psk->nsessions = 0;
+}
+
+/*
+ * Admission: refuse work the target cannot keep up with, before running
+ * it.  Signals: the socket's configured rate, and this CPU's receive
+ * backlog filling up (frames past netdev_max_backlog are dropped silently).
+ */
+static bool prism_admit(struct prism_sock *psk)
+{
+	struct softnet_data *sd = this_cpu_ptr(&softnet_data);
+	u32 rate = READ_ONCE(psk->serve_rate);
+	u32 backlog;
+	bool ok = true;
+
+	backlog = skb_queue_len_lockless(&sd->input_pkt_queue) +
+		  skb_queue_len_lockless(&sd->process_queue);
+	if (backlog > READ_ONCE(netdev_max_backlog) / 2)
+		return false;
+	if (!rate)
+		return true;
+
+	/* Token bucket holding a tenth of a second of chains, in 1/HZ units. */
+	spin_lock(&psk->sess_lock);
+	if (time_after(jiffies, psk->serve_stamp)) {
+		u64 burst = max_t(u64, rate / 10, 1) * HZ;
+
+		psk->serve_tokens += (u64)(jiffies - psk->serve_stamp) * rate;
+		psk->serve_tokens = min(psk->serve_tokens, burst);
+		psk->serve_stamp = jiffies;
+	}
+	if (psk->serve_tokens >= HZ)
+		psk->serve_tokens -= HZ;
+	else
+		ok = false;
+	spin_unlock(&psk->sess_lock);
+	return ok;
+}
+
+struct prism_send_target {
+	struct prism_sock	*psk;
+	struct sockaddr_prism	src;
+};
+
+static int prism_deliver_send(void *priv, const void *data, u32 len)
+{
+	struct prism_send_target *t = priv;
+	int status;
+
+	status = prism_queue_send(t->psk, &t->src, data, len);
+	if (status == PRISM_S_OK)
+		prism_stat_add(sock_net(&t->psk->sk), t->psk,
+			       PRISM_STAT_SENDS_RECEIVED, 1);
+	return status;
+}
+
+/* A response frame to hdr's sender, with the header filled in. */
+static struct sk_buff *prism_reply_skb(struct net_device *dev,
+				       const struct prism_whdr *hdr, u32 cap)
+{
+	struct prism_whdr *rhdr;
+	struct sk_buff *rskb;
+
+	rskb = prism_alloc_frame(dev, sizeof(*rhdr) + cap, GFP_ATOMIC);
+	if (!rskb)
+		return NULL;
+	rhdr = skb_put_zero(rskb, sizeof(*rhdr));
+	rhdr->version = PRISM_WIRE_VERSION;
+	rhdr->type = PRISM_T_RESP;
+	rhdr->nops = hdr->nops;
+	rhdr->dst_ep = hdr->src_ep;
+	rhdr->src_ep = hdr->dst_ep;
+	rhdr->session = hdr->session;
+	rhdr->req_id = hdr->req_id;
+	return rskb;
+}
+
+/* Answer with a chain status only: the chain did not run. */
+static void prism_reply_status(struct net_device *dev,
+			       const struct prism_whdr *hdr, const u8 *src_mac,
+			       u8 status)
+{
+	struct sk_buff *rskb = prism_reply_skb(dev, hdr, 0);
+
+	if (!rskb)
+		return;
+	((struct prism_whdr *)rskb->data)->status = status;
+	prism_xmit_frame(rskb, dev, src_mac);
+}
+
+/* Run the chain of hdr for psk into a new response frame. */
+static struct sk_buff *prism_run_chain(struct prism_sock *psk,
+				       struct net_device *dev,
+				       const struct prism_whdr *hdr,
+				       const u8 *src_mac, u32 resp_len)
+{
+	struct net *net = sock_net(&psk->sk);
+	struct prism_send_target target;
+	struct prism_exec_ctx ctx = {};
+	struct prism_whdr *rhdr;
+	struct sk_buff *rskb;
+	int ret;
+
+	rskb = prism_reply_skb(dev, hdr, resp_len);
+	if (!rskb)
+		return NULL;
+	rhdr = (struct prism_whdr *)rskb->data;
+
+	target.psk = psk;
+	memset(&target.src, 0, sizeof(target.src));
+	target.src.sprism_family = psk->sk.sk_family;
+	target.src.sprism_ifindex = dev->ifindex;
+	target.src.sprism_ep = ntohl(hdr->src_ep);
+	ether_addr_copy(target.src.sprism_mac, src_mac);
+	ctx.mem = &psk->mem;
+	ctx.deliver_send = prism_deliver_send;
+	ctx.priv = &target;
+
+	ret = prism_engine_execute(&ctx, (const u8 *)(hdr + 1),
+				   ntohs(hdr->body_len), hdr->nops,
+				   (u8 *)(rhdr + 1), resp_len);
+	prism_stat_add(net, psk, PRISM_STAT_CHAINS_SERVED, 1);
+	if (ret < 0) {
+		rhdr->status = -ret;
+		ret = 0;
+	} else {
+		prism_stat_add(net, psk, PRISM_STAT_OPS_SERVED, hdr->nops);
+		prism_stat_add(net, psk, PRISM_STAT_OPS_FAILED, ctx.ops_failed);
+	}
+	rhdr->body_len = htons(ret);
+	skb_put(rskb, ret);
+	return rskb;
+}
+
+/* Softirq, under RCU: serve one request frame (header checked by RX). */
+void prism_serve_request(struct net *net, struct sk_buff *skb,
+			 const struct prism_whdr *hdr, const u8 *src_mac)
+{
+	struct net_device *dev = skb->dev;
+	u32 body_len = ntohs(hdr->body_len);
+	u64 id = be64_to_cpu(hdr->req_id);
+	u64 floor = be64_to_cpu(hdr->ack_floor);
+	struct prism_cached *entry, **slot;
+	struct prism_session *s;
+	struct prism_sock *psk;
+	struct sk_buff *rskb;
+	u32 cap, resp_len;
+
+	if (dev->mtu <= sizeof(*hdr) || !id || floor > id)
+		goto drop;
+	cap = dev->mtu - sizeof(*hdr);
+
+	psk = prism_ep_lookup(net, ntohl(hdr->dst_ep));
+	if (!psk || psk->ifindex != dev->ifindex) {
+		prism_stat_add(net, NULL, PRISM_STAT_RX_DROPPED, 1);
+		prism_reply_status(dev, hdr, src_mac, PRISM_S_NO_ENDPOINT);
+		return;
+	}
+	if (prism_wire_check((const u8 *)(hdr + 1), body_len, hdr->nops,
+			     &resp_len)) {
+		prism_reply_status(dev, hdr, src_mac, PRISM_S_INVALID);
+		return;
+	}
+	if (resp_len > cap) {
+		prism_reply_status(dev, hdr, src_mac, PRISM_S_TOO_BIG);
+		return;
+	}
+	if (!prism_admit(psk))
+		goto nack;
+
+again:
+	s = prism_session_get(psk, src_mac, ntohl(hdr->src_ep),
+			      ntohl(hdr->session), floor);
+	if (!s)
+		goto nack;
+	spin_lock(&s->lock);
+	if (s->dead) {
+		spin_unlock(&s->lock);
+		goto again;
+	}
+	s->last_used = jiffies;
+	prism_session_advance(s, floor);
+	if (id < s->floor) {
+		/* The client has completed this chain: an old copy. */
+		spin_unlock(&s->lock);
+		prism_stat_add(net, psk, PRISM_STAT_DUPLICATES, 1);
+		return;
+	}
+	if (id - s->floor >= PRISM_WINDOW) {
+		spin_unlock(&s->lock);
+		prism_reply_status(dev, hdr, src_mac, PRISM_S_INVALID);
+		return;
+	}
+	slot = &s->slot[id % PRISM_WINDOW];
+	if (*slot && (*slot)->id == id) {
+		/* Ran already: answer again from the cache. */
+		rskb = prism_alloc_frame(dev, (*slot)->len, GFP_ATOMIC);
+		if (rskb)
+			skb_put_data(rskb, (*slot)->frame, (*slot)->len);
+		spin_unlock(&s->lock);
+		prism_stat_add(net, psk, PRISM_STAT_DUPLICATES, 1);
+		if (rskb)
+			prism_xmit_frame(rskb, dev, src_mac);
+		return;
+	}
+
+	/* Remember the reply before running, or do not run at all. */
+	entry = kmalloc(struct_size(entry, frame, sizeof(*hdr) + resp_len),
+			GFP_ATOMIC);
+	rskb = entry ? prism_run_chain(psk, dev, hdr, src_mac, resp_len) : NULL;
+	if (!rskb) {
+		spin_unlock(&s->lock);
+		kfree(entry);
+		goto nack;
+	}
+	entry->id = id;
+	entry->len = rskb->len;
+	memcpy(entry->frame, rskb->data, rskb->len);
+	/* Whatever held the slot is below the floor (window arithmetic). */
+	kfree(*slot);
+	*slot = entry;
+	spin_unlock(&s->lock);
+	prism_xmit_frame(rskb, dev, src_mac);
+	return;
+
+nack:
+	prism_stat_add(net, psk, PRISM_STAT_NACKS_SENT, 1);
+	prism_reply_status(dev, hdr, src_mac, PRISM_S_NACK);
+	return;
+drop:
+	prism_stat_add(net, NULL, PRISM_STAT_RX_DROPPED, 1);
+}

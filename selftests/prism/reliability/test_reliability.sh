@@ -1,0 +1,167 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# Transport reliability tests, run as root inside the test VM.  Prints TAP.
+#
+#  - exactly-once under loss, duplication and reordering (netem on every
+#    link): concurrent CAS increments sum exactly, and every ALLOC chain
+#    runs once (each stamp is found in exactly one buffer);
+#  - the mechanisms really worked: retransmissions and repeats answered
+#    from the reply cache were counted;
+#  - overload: a rate-limited target NACKs, clients back off and every
+#    chain still completes once;
+#  - a killed server: clients get NO_ENDPOINT completions, pins drop to 0.
+#
+# Env: PRISM_KO (module to load if not loaded), REPEAT (netem rounds, 1),
+#      N (chains per client, 150).
+set -u
+here=$(cd "$(dirname "$0")" && pwd)
+REPEAT=${REPEAT:-1}
+N=${N:-150}
+TIMEOUT_MS=20000
+tmp=$(mktemp -d)
+loaded_here=0
+t=0
+failed=0
+
+ok() { t=$((t + 1)); echo "ok $t - $1"; }
+not_ok() { t=$((t + 1)); failed=$((failed + 1)); echo "not ok $t - $1"; }
+check() { if eval "$2"; then ok "$1"; else not_ok "$1"; fi; }
+# Value of key=value in a file.
+kv() { sed -n "s/.*\\b$2=\\([0-9]*\\).*/\\1/p" "$1" | head -n 1; }
+stat_of() { ip netns exec "$1" awk -v k="$2" '$1 == k { print $2 }' /proc/net/prism; }
+
+cleanup() {
+	jobs -p | xargs -r kill -9 2>/dev/null
+	wait 2>/dev/null
+	for ns in srv c1 c2; do ip netns del "$ns" 2>/dev/null; done
+	ip link del br-rel 2>/dev/null
+	[ "$loaded_here" = 1 ] && rmmod prism 2>/dev/null
+	rm -rf "$tmp"
+}
+trap cleanup EXIT
+
+# Wait (bounded) until a file has a line.
+wait_line() {
+	local i
+	for i in $(seq 200); do
+		[ -s "$1" ] && return 0
+		sleep 0.05
+	done
+	return 1
+}
+
+if [ ! -d /sys/module/prism ]; then
+	insmod "${PRISM_KO:?PRISM_KO must name prism.ko}" || exit 1
+	loaded_here=1
+fi
+modprobe -q veth 2>/dev/null
+modprobe -q bridge 2>/dev/null
+modprobe -q sch_netem 2>/dev/null
+
+# Three hosts on a bridge.
+ip link add name br-rel type bridge
+ip link set br-rel up
+for ns in srv c1 c2; do
+	ip netns add "$ns"
+	ip link add name "v-$ns" type veth peer name eth0 netns "$ns"
+	ip link set "v-$ns" master br-rel up
+	ip -n "$ns" link set eth0 up
+	ip -n "$ns" link set lo up
+done
+
+start_server() {	# ns ep nbufs rate outfile
+	ip netns exec "$1" "$here/rel_server" eth0 "$2" "$3" "$4" >"$5" 2>&1 &
+	wait_line "$5"
+}
+
+client() {	# ns id args...
+	local ns=$1 id=$2
+	shift 2
+	ip netns exec "$ns" "$here/rel_client" eth0 "$id" "$TIMEOUT_MS" "$@"
+}
+
+netem_all() {	# add|del
+	local ns
+	for ns in srv c1 c2; do
+		if [ "$1" = add ]; then
+			ip netns exec "$ns" tc qdisc add dev eth0 root netem \
+				loss 10% duplicate 10% delay 1ms reorder 10% 50%
+		else
+			ip netns exec "$ns" tc qdisc del dev eth0 root 2>/dev/null
+		fi
+	done
+}
+
+echo "TAP version 13"
+echo "1..$((REPEAT * 6 + 5))"
+
+for round in $(seq "$REPEAT"); do
+	nb=$((2 * N + 64))
+	start_server srv $((100 + round)) "$nb" 0 "$tmp/srv$round" ||
+		{ not_ok "round $round: server started"; continue; }
+	addr=$(cat "$tmp/srv$round")
+	srv_pid=$!
+	netem_all add
+	client c1 1 $addr cas "$N" >"$tmp/cas1" 2>&1 & p1=$!
+	client c2 2 $addr cas "$N" >"$tmp/cas2" 2>&1 & p2=$!
+	wait $p1; r1=$?
+	wait $p2; r2=$?
+	client c1 1 $addr alloc "$N" 16 >"$tmp/al1" 2>&1 & p1=$!
+	client c2 2 $addr alloc "$N" 16 >"$tmp/al2" 2>&1 & p2=$!
+	wait $p1; a1=$?
+	wait $p2; a2=$?
+	netem_all del
+	client c1 1 $addr verify 2 "$N" >"$tmp/ver" 2>&1
+	v=$?
+	check "round $round: $N CAS increments from each of 2 clients under loss/dup/reorder all succeed" \
+		"[ $r1 = 0 ] && [ $r2 = 0 ]"
+	check "round $round: the counter is exactly $((2 * N)) (no CAS ran twice)" \
+		"[ \"\$(kv $tmp/ver counter)\" = $((2 * N)) ]"
+	check "round $round: every ALLOC chain completed exactly once, all OK" \
+		"[ $a1 = 0 ] && [ $a2 = 0 ]"
+	check "round $round: each (client, seq) stamp is in exactly one buffer" \
+		"[ $v = 0 ] && [ \"\$(kv $tmp/ver stamped)\" = $((2 * N)) ]"
+	check "round $round: clients retransmitted (loss was real)" \
+		"[ \"\$(stat_of c1 retransmits)\" -gt 0 ] && [ \"\$(stat_of c2 retransmits)\" -gt 0 ]"
+	check "round $round: the target answered repeats from its reply cache" \
+		"[ \"\$(stat_of srv duplicates)\" -gt 0 ]"
+	[ "$failed" = 0 ] || cat "$tmp"/cas* "$tmp"/al* "$tmp/ver" >&2
+	kill -9 $srv_pid
+	wait $srv_pid 2>/dev/null
+done
+
+# Overload: a target serving 100 chains/s NACKs a burst; clients back off.
+start_server srv 200 200 100 "$tmp/slow"
+addr=$(cat "$tmp/slow")
+slow_pid=$!
+client c1 1 $addr alloc 100 32 >"$tmp/ov1" 2>&1 & p1=$!
+client c2 2 $addr alloc 100 32 >"$tmp/ov2" 2>&1 & p2=$!
+wait $p1; o1=$?
+wait $p2; o2=$?
+client c1 1 $addr verify 2 100 >"$tmp/over" 2>&1
+v=$?
+check "overload: every chain sent to a rate-limited target completes OK" \
+	"[ $o1 = 0 ] && [ $o2 = 0 ]"
+check "overload: the target sent NACKs and the clients received them" \
+	"[ \"\$(stat_of srv nacks_sent)\" -gt 0 ] && [ \"\$(stat_of c1 nacks_received)\" -gt 0 ]"
+check "overload: NACKed chains ran exactly once" "[ $v = 0 ]"
+kill -9 $slow_pid
+wait $slow_pid 2>/dev/null
+
+# A server killed while clients are busy: precise errors, pins released.
+start_server srv 300 4096 0 "$tmp/victim"
+addr=$(cat "$tmp/victim")
+victim=$!
+pinned=$(stat_of srv pinned_pages)
+client c1 1 $addr alloc 4000 8 >"$tmp/kill1" 2>&1 & p1=$!
+sleep 0.5
+kill -9 $victim
+wait $victim 2>/dev/null
+wait $p1
+check "killed server: the client stops with failed chains, not a hang" \
+	"grep -q 'NO_ENDPOINT' $tmp/kill1"
+check "killed server: its pinned pages ($pinned) are released" \
+	"[ \"$pinned\" -gt 0 ] && [ \"\$(stat_of srv pinned_pages)\" = 0 ]"
+
+[ "$failed" = 0 ]
