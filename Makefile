@@ -1,0 +1,50 @@
+# SPDX-License-Identifier: GPL-2.0
+#
+# PRISM top-level Makefile.  The kernel module itself is described by the
+# Kbuild files (kbuild reads Kbuild, not this Makefile); this file drives
+# the helper scripts under tools/.
+#
+#   make              module for the stock kernel + userspace subdirectories
+#   make check        install missing packages, then run every test stage
+#   make module-debug module against the debug kernel (built on first use)
+#   make demo / deps / clean
+
+# Stock target kernel: the newest installed 6.1 headers (never `uname -r`,
+# the host runs another kernel).  Override with `make KVER=...`.
+KVER ?= $(shell ls -d /lib/modules/6.1.*/build 2>/dev/null | \
+	sed -e 's,^/lib/modules/,,' -e 's,/build$$,,' | sort -V | tail -n 1)
+export PRISM_KVER := $(KVER)
+
+# Userspace subdirectories that exist yet, library first.
+USER_DIRS := $(foreach d,liburing-prism selftests apps tools,$(if $(wildcard $(d)/Makefile),$(d)))
+
+.PHONY: all module module-debug kernel-debug user deps check demo clean
+
+all: module user
+
+module:
+	tools/kernel/build-module.sh stock
+
+module-debug:
+	tools/kernel/build-module.sh debug
+
+kernel-debug:
+	tools/kernel/build-debug.sh
+
+# Sequential on purpose: later directories link the library.
+user:
+	@set -e; for d in $(USER_DIRS); do $(MAKE) -C $$d; done
+
+deps:
+	tools/install-deps.sh
+
+check: deps
+	tools/run-tests.sh
+
+demo: all
+	tools/demo.sh
+
+clean:
+	tools/kernel/build-module.sh clean
+	@set -e; for d in $(USER_DIRS); do $(MAKE) -C $$d clean; done
+	rm -rf build

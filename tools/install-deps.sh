@@ -1,0 +1,37 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# Install the Debian 12 packages PRISM needs to build and test.  Idempotent
+# and quick when everything is there already (one dpkg-query, no apt).
+set -euo pipefail
+
+pkgs=(
+	# target kernel, its headers and its source (for the debug kernel)
+	linux-image-amd64 linux-headers-amd64 linux-source-6.1
+	# guest
+	qemu-system-x86 busybox-static iproute2 kmod cpio xz-utils
+	# kernel and userspace builds
+	make gcc libc6-dev bc bison flex libelf-dev libssl-dev dwarves rsync
+	liburing-dev libmnl-dev
+	# sanitizer/fuzz builds, scripts, plots
+	clang python3 gnuplot-nox
+)
+
+missing=()
+for p in "${pkgs[@]}"; do
+	st=$(dpkg-query -W -f='${db:Status-Abbrev}' "$p" 2>/dev/null || true)
+	[ "${st:0:2}" = ii ] || missing+=("$p")
+done
+if [ ${#missing[@]} -eq 0 ]; then
+	echo "install-deps: all ${#pkgs[@]} packages present"
+	exit 0
+fi
+
+echo "install-deps: installing ${missing[*]}"
+sudo=
+if [ "$(id -u)" -ne 0 ]; then
+	sudo=sudo
+fi
+export DEBIAN_FRONTEND=noninteractive
+$sudo apt-get update -q
+$sudo apt-get install -y -q --no-install-recommends "${missing[@]}"

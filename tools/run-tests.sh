@@ -1,0 +1,382 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# Run all PRISM tests and print one summary (this is what `make check` runs).
+#
+# Usage: tools/run-tests.sh [--only STAGE[,STAGE...]] [--list]
+#
+# Stages, in order:
+#   build  `make all` pieces: module (stock kernel) and every userspace
+#          subdirectory that has a Makefile, one test each
+#   user   `make -C <dir> check` on the host for the userspace subdirectories
+#          whose Makefile has a check target (TAP on stdout)
+#   kunit  boot the debug kernel, insmod prism.ko + prism_kunit.ko, count
+#          the KTAP test cases from the kernel log
+#   stock  selftests/prism/run_all.sh in a guest running the stock kernel
+#   debug  the same on the debug kernel (KASAN, lockdep, ...), then every
+#          kernel splat in the log counts as one failed test
+#
+# Counting: unindented TAP lines `ok ...` pass, `not ok ...` fail, either
+# with `# SKIP` is skipped (indented lines are subtests and not counted).
+# A missing stage input, a non-zero exit without a failing TAP line, fewer
+# results than planned (1..N), a timeout or a dead guest each count as one
+# failure.  The last line is `N passed, N failed, N skipped`; the exit
+# status is 0 iff nothing failed.
+#
+# Environment: PRISM_TIMEOUT_KUNIT (default 600), PRISM_TIMEOUT_STOCK
+# (default 1200), PRISM_TIMEOUT_DEBUG (default 1800) guest timeouts in
+# seconds; PRISM_OUT (guest-writable results dir, default build/vm-out).
+# Logs go to build/test-logs/.
+set -euo pipefail
+
+repo=$(cd "$(dirname "$0")/.." && pwd)
+cd "$repo"
+export PRISM_OUT=${PRISM_OUT:-$repo/build/vm-out}
+logs=$repo/build/test-logs
+mkdir -p "$PRISM_OUT" "$logs"
+
+all_stages="build user kunit stock debug"
+stages=$all_stages
+usage() { sed -n '3,29p' "$0" | sed 's/^# \{0,1\}//'; exit "${1:-2}"; }
+while [ $# -gt 0 ]; do
+	case $1 in
+	--only) stages=${2:?}; stages=${stages//,/ }; shift 2 ;;
+	--list) echo "$all_stages"; exit 0 ;;
+	-h|--help) usage 0 ;;
+	*) echo "run-tests: unknown argument '$1'" >&2; usage >&2 ;;
+	esac
+done
+for s in $stages; do
+	case " $all_stages " in *" $s "*) ;; *) echo "run-tests: unknown stage '$s'" >&2; exit 2 ;; esac
+done
+want() { case " $stages " in *" $1 "*) return 0 ;; esac; return 1; }
+
+# Userspace subdirectories, in dependency order (the library first).
+user_dirs="liburing-prism selftests apps tools"
+
+# ---------------------------------------------------------------------------
+# Counters: totals and per stage.
+# ---------------------------------------------------------------------------
+total_pass=0 total_fail=0 total_skip=0
+stage_pass=0 stage_fail=0 stage_skip=0
+declare -a summary=()
+
+pass() { echo "ok - $*"; stage_pass=$((stage_pass + 1)); }
+fail() { echo "not ok - $*"; stage_fail=$((stage_fail + 1)); }
+
+stage_begin() {
+	stage_pass=0 stage_fail=0 stage_skip=0
+	echo
+	echo "======== stage $1: $2 ========"
+}
+stage_end() {
+	local line
+	line=$(printf '%-6s %d passed, %d failed, %d skipped' "$1" \
+		"$stage_pass" "$stage_fail" "$stage_skip")
+	echo "-------- $line"
+	summary+=("$line")
+	total_pass=$((total_pass + stage_pass))
+	total_fail=$((total_fail + stage_fail))
+	total_skip=$((total_skip + stage_skip))
+}
+
+# Count the TAP results in log $1 (output of a command that exited with
+# status $2) for the test named $3.  Failing lines are echoed.
+count_tap() {
+	local log=$1 status=$2 what=$3 out p f s plan results
+	out=$(sed 's/\r$//' "$log" | awk '
+		/^not ok( |$)/ {
+			r++
+			if ($0 ~ /#[ \t]*(SKIP|skip|TODO|todo)/) s++
+			else { f++; print "FAILED " $0 }
+			next
+		}
+		/^ok( |$)/ { r++; if ($0 ~ /#[ \t]*(SKIP|skip)/) s++; else p++; next }
+		/^1\.\.[0-9]+/ { n = $0; sub(/^1\.\./, "", n); plan += n + 0 }
+		END { printf "COUNTS %d %d %d %d %d\n", p, f, s, plan, r }')
+	grep '^FAILED ' <<< "$out" | sed 's/^FAILED /  failed: /' || true
+	read -r _ p f s plan results <<< "$(grep '^COUNTS ' <<< "$out")"
+	stage_pass=$((stage_pass + p))
+	stage_fail=$((stage_fail + f))
+	stage_skip=$((stage_skip + s))
+	echo "$what: $p passed, $f failed, $s skipped (TAP, log: $log)"
+	if [ "$results" -eq 0 ]; then
+		fail "$what: no TAP results (exit status $status)"
+	elif [ "$results" -lt "$plan" ]; then
+		fail "$what: only $results of $plan planned results"
+	elif [ "$status" -ne 0 ] && [ "$f" -eq 0 ]; then
+		fail "$what: exited with status $status but reported no failing test"
+	fi
+}
+
+# Report guest-level problems given run.sh's exit status.
+vm_status_ok() {
+	local status=$1 what=$2
+	case $status in
+	124) fail "$what: guest timed out"; return 1 ;;
+	125) fail "$what: guest died (panic or boot failure)"; return 1 ;;
+	esac
+	return 0
+}
+
+# Kernel splats in a saved guest log, after the line containing marker $2
+# (earlier lines are boot and not ours).  Each cluster of matching lines
+# is one failure, printed with some context.
+splat_re='BUG:|WARNING:|KASAN:|UBSAN:|possible circular locking|inconsistent lock state|sleeping function called from invalid context|Call Trace:|general protection|Oops'
+scan_splats() {
+	local dmesg=$1 marker=$2 what=$3 start n=0 first last prev
+	if [ ! -s "$dmesg" ]; then
+		fail "$what: no kernel log saved ($dmesg)"
+		return
+	fi
+	start=$(grep -n -F -- "$marker" "$dmesg" | head -n 1 | cut -d: -f1)
+	if [ -z "$start" ]; then
+		echo "  (marker not found in $dmesg: scanning the whole log)"
+		start=1
+	fi
+	if [ "$start" -gt 1 ] && head -n "$start" "$dmesg" | grep -qE "$splat_re"; then
+		echo "  note: the kernel log has splats before the tests started (not counted):"
+		head -n "$start" "$dmesg" | grep -E "$splat_re" | head -n 5 | sed 's/^/    /'
+	fi
+	# Line numbers of matches, grouped: a match within 80 lines of the
+	# previous one belongs to the same splat.
+	first= last= prev=
+	while read -r ln; do
+		if [ -n "$prev" ] && [ $((ln - prev)) -le 80 ]; then
+			prev=$ln last=$ln
+			continue
+		fi
+		[ -n "$first" ] && { splat_report "$dmesg" "$first" "$last" "$what"; n=$((n + 1)); }
+		first=$ln last=$ln prev=$ln
+	done < <(tail -n +"$start" "$dmesg" | grep -nE "$splat_re" | cut -d: -f1 |
+		awk -v off="$((start - 1))" '{ print $1 + off }')
+	[ -n "$first" ] && { splat_report "$dmesg" "$first" "$last" "$what"; n=$((n + 1)); }
+	if [ "$n" -eq 0 ]; then
+		pass "$what: no kernel splats"
+	fi
+}
+splat_report() {
+	local dmesg=$1 first=$2 last=$3 what=$4 from to
+	fail "$what: kernel splat at $dmesg:$first: $(sed -n "${first}p" "$dmesg" | cut -c1-160)"
+	from=$((first > 3 ? first - 3 : 1))
+	to=$((last + 40 < first + 120 ? last + 40 : first + 120))
+	sed -n "${from},${to}p" "$dmesg" | sed 's/^/    | /'
+}
+
+# Run a command, its output to log $1 and the terminal; sets $status.
+run_logged() {
+	local log=$1
+	shift
+	set +e
+	"$@" 2>&1 | tee "$log"
+	status=${PIPESTATUS[0]}
+	set -e
+}
+
+# ---------------------------------------------------------------------------
+# Stages
+# ---------------------------------------------------------------------------
+stage_build() {
+	stage_begin build "build everything"
+	run_logged "$logs/build-module.log" make module
+	[ "$status" -eq 0 ] && pass "build module (stock kernel)" || fail "build module (stock kernel), see $logs/build-module.log"
+	local d
+	for d in $user_dirs; do
+		if [ ! -f "$d/Makefile" ]; then
+			echo "  ($d/Makefile does not exist yet: nothing to build)"
+			continue
+		fi
+		run_logged "$logs/build-$d.log" make -C "$d"
+		[ "$status" -eq 0 ] && pass "build $d" || fail "build $d, see $logs/build-$d.log"
+	done
+	stage_end build
+}
+
+stage_user() {
+	stage_begin user "userspace tests on the host"
+	local d n=0
+	# selftests/ runs in the guest (stages stock and debug), not here.
+	for d in liburing-prism apps tools; do
+		[ -f "$d/Makefile" ] || continue
+		grep -qE '^check[[:space:]]*:' "$d/Makefile" || continue
+		n=$((n + 1))
+		run_logged "$logs/user-$d.log" make -s -C "$d" check
+		count_tap "$logs/user-$d.log" "$status" "make -C $d check"
+	done
+	if [ ! -f liburing-prism/Makefile ]; then
+		fail "liburing-prism/Makefile is missing: no userspace library tests"
+	elif [ "$n" -eq 0 ]; then
+		fail "no userspace Makefile has a check target"
+	fi
+	stage_end user
+}
+
+# Userspace pieces the guest stages need (selftest binaries...).
+prereq_built=
+prereq_build() {
+	want build && return 0
+	[ -n "$prereq_built" ] && return 0
+	prereq_built=1
+	echo "(building prerequisites: make all)"
+	run_logged "$logs/prereq-build.log" make all
+	[ "$status" -eq 0 ] || fail "prerequisite 'make all' failed, see $logs/prereq-build.log"
+}
+
+# Build the debug module (once per run); sets debug_ko and debug_kunit_ko.
+debug_ko= debug_kunit_ko=
+debug_module() {
+	local out
+	[ -n "$debug_ko" ] && return 0
+	set +e
+	out=$(tools/kernel/build-module.sh debug 2> >(tee "$logs/build-module-debug.log" >&2))
+	status=$?
+	set -e
+	if [ "$status" -ne 0 ]; then
+		fail "build module (debug kernel), see $logs/build-module-debug.log"
+		return 1
+	fi
+	debug_ko=$(grep '/prism\.ko$' <<< "$out" || true)
+	debug_kunit_ko=$(grep '/prism_kunit\.ko$' <<< "$out" || true)
+	pass "build module (debug kernel)"
+}
+
+stage_kunit() {
+	stage_begin kunit "KUnit in the debug kernel"
+	if ! debug_module; then
+		stage_end kunit
+		return
+	fi
+	if [ -z "$debug_kunit_ko" ]; then
+		fail "prism_kunit.ko was not built (kmod/Kbuild)"
+		stage_end kunit
+		return
+	fi
+	local marker="PRISM-TESTS-BEGIN kunit $$" dmesg=$logs/dmesg-kunit.txt
+	# Load order: the module under test, then its KUnit suites (they run
+	# inside insmod); unloading both exercises the exit paths too.
+	local guest
+	guest=$(cat <<EOF
+echo '$marker' > /dev/kmsg
+insmod '$debug_ko'; echo "prism-kunit: insmod prism.ko status \$?"
+insmod '$debug_kunit_ko'; echo "prism-kunit: insmod prism_kunit.ko status \$?"
+rmmod prism_kunit; echo "prism-kunit: rmmod prism_kunit status \$?"
+rmmod prism; echo "prism-kunit: rmmod prism status \$?"
+EOF
+)
+	run_logged "$logs/kunit-console.log" tools/vm/run.sh --kernel debug \
+		--timeout "${PRISM_TIMEOUT_KUNIT:-600}" --dmesg "$dmesg" -- "$guest"
+	vm_status_ok "$status" "kunit" || true
+	local step st
+	for step in "insmod prism.ko" "insmod prism_kunit.ko" "rmmod prism_kunit" "rmmod prism"; do
+		st=$(sed -n "s/^prism-kunit: $step status \([0-9]*\).*/\1/p" "$logs/kunit-console.log" | tail -n 1)
+		if [ "$st" = 0 ]; then
+			pass "kunit: $step"
+		else
+			fail "kunit: $step (status ${st:-unknown})"
+		fi
+	done
+	if [ -s "$dmesg" ]; then
+		kunit_count "$dmesg" "$marker"
+		scan_splats "$dmesg" "$marker" "kunit"
+	else
+		fail "kunit: no kernel log saved"
+	fi
+	stage_end kunit
+}
+
+# Count KUnit case results (KTAP) in a kernel log after the marker.  Case
+# lines are indented one level (4 spaces) under "    # Subtest: <suite>";
+# deeper lines are parameters; the unindented "ok N <suite>" closes the
+# suite.  A suite that ran no case, or failed with no failing case (e.g.
+# its init failed), counts as one failure.
+kunit_count() {
+	local dmesg=$1 marker=$2 out p f s
+	out=$(sed -n "/$marker/,\$p" "$dmesg" | sed -e 's/\r$//' -e 's/^\[ *[0-9.]*\] //' | awk '
+		function close_suite(failed) {
+			if (suite == "") return
+			if (cases == 0) { print "FAIL suite " suite " ran no test case"; f++ }
+			else if (failed && sfail == 0) { print "FAIL suite " suite " failed"; f++ }
+			suite = ""
+		}
+		/^    # Subtest: / {
+			close_suite(0)
+			suite = $0; sub(/^ *# Subtest: /, "", suite)
+			cases = 0; sfail = 0; nsuites++
+			next
+		}
+		suite != "" && /^    (not )?ok [0-9]+ / {
+			cases++
+			if ($0 ~ /# SKIP/) s++
+			else if ($0 ~ /^    not ok/) { f++; sfail++; print "FAIL " suite ": " substr($0, 5) }
+			else p++
+			next
+		}
+		/^(not )?ok [0-9]+ / { close_suite($0 ~ /^not ok/ && $0 !~ /# SKIP/); next }
+		END {
+			close_suite(0)
+			if (nsuites == 0) { print "FAIL no KUnit suite ran"; f++ }
+			printf "COUNTS %d %d %d\n", p, f, s
+		}')
+	grep '^FAIL ' <<< "$out" | sed 's/^FAIL /not ok - kunit: /' || true
+	read -r _ p f s <<< "$(grep '^COUNTS ' <<< "$out")"
+	echo "kunit cases: $p passed, $f failed, $s skipped (log: $dmesg)"
+	stage_pass=$((stage_pass + p))
+	stage_fail=$((stage_fail + f))
+	stage_skip=$((stage_skip + s))
+}
+
+# Selftests in a guest: $1 = stock|debug.
+stage_selftests() {
+	local kernel=$1 ko tmo marker dmesg
+	stage_begin "$kernel" "selftests on the $kernel kernel"
+	prereq_build
+	if [ ! -x selftests/prism/run_all.sh ]; then
+		fail "selftests/prism/run_all.sh is missing or not executable"
+		stage_end "$kernel"
+		return
+	fi
+	if [ "$kernel" = stock ]; then
+		local out
+		set +e
+		out=$(tools/kernel/build-module.sh stock 2> >(tee "$logs/build-module-stock.log" >&2))
+		status=$?
+		set -e
+		ko=$(grep '/prism\.ko$' <<< "$out" || true)
+		if [ "$status" -ne 0 ] || [ -z "$ko" ]; then
+			fail "build module (stock kernel), see $logs/build-module-stock.log"
+			stage_end "$kernel"
+			return
+		fi
+		tmo=${PRISM_TIMEOUT_STOCK:-1200}
+	else
+		if ! debug_module; then
+			stage_end "$kernel"
+			return
+		fi
+		ko=$debug_ko
+		tmo=${PRISM_TIMEOUT_DEBUG:-1800}
+	fi
+	marker="PRISM-TESTS-BEGIN selftests $kernel $$"
+	dmesg=$logs/dmesg-selftests-$kernel.txt
+	run_logged "$logs/selftests-$kernel.log" env PRISM_KO="$ko" \
+		tools/vm/run.sh --kernel "$kernel" --timeout "$tmo" --dmesg "$dmesg" -- \
+		sh -c "echo '$marker' > /dev/kmsg; exec selftests/prism/run_all.sh"
+	vm_status_ok "$status" "selftests ($kernel)" || true
+	count_tap "$logs/selftests-$kernel.log" "$status" "selftests ($kernel kernel)"
+	scan_splats "$dmesg" "$marker" "selftests ($kernel kernel)"
+	stage_end "$kernel"
+}
+
+# ---------------------------------------------------------------------------
+start=$(date +%s)
+want build && stage_build
+want user && stage_user
+want kunit && stage_kunit
+want stock && stage_selftests stock
+want debug && stage_selftests debug
+
+echo
+echo "======== summary ($(( $(date +%s) - start )) s, logs in $logs) ========"
+printf '%s\n' "${summary[@]}"
+echo "$total_pass passed, $total_fail failed, $total_skip skipped"
+[ "$total_fail" -eq 0 ]

@@ -1,0 +1,284 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# Run a command inside a throw-away qemu (TCG) guest that boots the target
+# kernel with the host's root file system shared read-only over virtio-9p.
+#
+# Usage: tools/vm/run.sh [--kernel stock|debug] [--timeout SEC] [--mem MB]
+#                        [--smp N] [--dmesg FILE] -- CMD [ARGS...]
+#
+# CMD runs as root in the guest, in the caller's working directory, with
+# PATH, HOME, LANG, LC_ALL, TERM, every PRISM_* variable and the variables
+# named in $PRISM_VM_ENV (space separated) copied from the caller.  With a
+# single argument CMD is a shell command line (run with sh -c); with more
+# it is an argv.  Its stdin is /dev/null; stdout/stderr stream here.
+#
+# Guest view: / = host root (read-only), /tmp and /run = fresh tmpfs,
+# $PRISM_OUT (default <repo>/build/vm-out) = the host directory, writable:
+# put results there.  At the end the guest's full kernel log is saved to
+# $PRISM_OUT/dmesg-<kernel>-<time>-<pid>.txt (or the host path given by
+# --dmesg FILE / $PRISM_VM_DMESG); its path is printed on stderr.  After a
+# timeout it holds what the guest logged until then.
+#
+# Exit status: CMD's exit status; 124 if the host-side timeout (default
+# 600 s) fired; 125 if the guest died before reporting one (panic, boot
+# failure); 2 for usage errors.
+#
+# Environment: PRISM_KVER (stock kernel release, default: see
+# tools/kernel/kver.sh), PRISM_CACHE (default ~/.cache/prism),
+# PRISM_VM_LOGLEVEL (console loglevel, default 4 = errors only).
+set -euo pipefail
+
+here=$(cd "$(dirname "$0")" && pwd)
+repo=$(cd "$here/../.." && pwd)
+cache=${PRISM_CACHE:-$HOME/.cache/prism}
+
+kernel=stock
+tmo=600
+mem=2048
+smp=2
+dmesg_file=${PRISM_VM_DMESG:-}
+
+usage() {
+	sed -n '3,28p' "$0" | sed 's/^# \{0,1\}//' >&2
+	exit "${1:-2}"
+}
+
+while [ $# -gt 0 ]; do
+	case $1 in
+	--kernel) kernel=${2:?}; shift 2 ;;
+	--timeout) tmo=${2:?}; shift 2 ;;
+	--mem) mem=${2:?}; shift 2 ;;
+	--smp) smp=${2:?}; shift 2 ;;
+	--dmesg) dmesg_file=${2:?}; shift 2 ;;
+	--) shift; break ;;
+	-h|--help) usage 0 ;;
+	*) echo "run.sh: unknown option '$1'" >&2; usage ;;
+	esac
+done
+[ $# -ge 1 ] || usage
+case $kernel in stock|debug) ;; *) echo "run.sh: --kernel stock|debug" >&2; exit 2 ;; esac
+
+say() { echo "vm: $*" >&2; }
+
+modroot=
+if [ "$kernel" = stock ]; then
+	# Never `uname -r`: the host runs another kernel (see kver.sh).
+	kver=$("$repo/tools/kernel/kver.sh") || exit 2
+	vmlinuz=/boot/vmlinuz-$kver
+	[ -r "$vmlinuz" ] || { say "cannot read $vmlinuz"; exit 2; }
+else
+	# Builds the debug kernel first if needed (long, once).
+	kenv=$("$repo/tools/kernel/build-debug.sh" --env) || exit 2
+	eval "$kenv"
+	kver=$KREL
+	vmlinuz=$BZIMAGE
+	modroot=$KOUT/modroot/lib/modules/$KREL
+fi
+
+# ---------------------------------------------------------------------------
+# Initramfs: static busybox + (stock only) the 9p/virtio modules.  Cached,
+# keyed by the kernel release and this script's hash (the init lives here).
+# ---------------------------------------------------------------------------
+write_init() {
+	cat > "$1" <<'INIT'
+#!/bin/busybox sh
+# Stage 1 (initramfs, PID 1): load drivers, mount the host root, chroot.
+/bin/busybox --install -s /bin
+export PATH=/bin
+mount -t proc proc /proc
+mount -t sysfs sys /sys
+mount -t devtmpfs dev /dev
+for m in $(cat /mods/order 2>/dev/null); do
+	insmod "/mods/$m" || echo "init: insmod $m failed"
+done
+fail() { echo "init: $*"; reboot -f; }
+mkdir -p /newroot
+mount -t 9p -o trans=virtio,version=9p2000.L,ro,msize=512000 hostroot /newroot ||
+	fail "cannot mount the host root over 9p"
+mount -t proc proc /newroot/proc
+mount -t sysfs sys /newroot/sys
+mount -t devtmpfs dev /newroot/dev
+mount -t tmpfs -o mode=1777 tmp /newroot/tmp
+mount -t tmpfs -o mode=755 run /newroot/run
+mkdir -p /newroot/run/prism
+mount -t 9p -o trans=virtio,version=9p2000.L,msize=512000 prismrun /newroot/run/prism ||
+	fail "cannot mount the run directory"
+chroot /newroot /bin/bash /run/prism/stage2.sh ||
+	echo "init: stage 2 failed ($?)"
+sync
+reboot -f
+INIT
+}
+
+initramfs_for() {
+	local kv=$1 mods=$2 key out work m f n=0
+	key=$(sha256sum "$0" | cut -c1-12)
+	out=$cache/initramfs/$kv-$key.cpio.gz
+	if [ -f "$out" ]; then
+		echo "$out"
+		return
+	fi
+	mkdir -p "$cache/initramfs"
+	work=$(mktemp -d "$cache/initramfs/.work.XXXXXX")
+	mkdir -p "$work"/{bin,dev,proc,sys,mods,newroot}
+	cp /bin/busybox "$work/bin/busybox"
+	write_init "$work/init"
+	chmod 755 "$work/init"
+	if [ "$mods" = yes ]; then
+		# Load order from modprobe's own dependency resolution.
+		for m in 9p 9pnet_virtio virtio_pci; do
+			modprobe -S "$kv" --show-depends "$m" | awk '$1 == "insmod" {print $2}'
+		done | awk '!seen[$0]++' | while read -r f; do
+			n=$((n + 1))
+			local base
+			base=$(printf '%02d-%s' "$n" "$(basename "$f")")
+			# busybox insmod needs plain .ko files.
+			case $f in
+			*.xz) xz -dc "$f" > "$work/mods/${base%.xz}"; base=${base%.xz} ;;
+			*.zst) zstd -qdc "$f" > "$work/mods/${base%.zst}"; base=${base%.zst} ;;
+			*) cp "$f" "$work/mods/$base" ;;
+			esac
+			echo "$base" >> "$work/mods/order"
+		done
+		[ -s "$work/mods/order" ] || { rm -rf "$work"; say "no 9p/virtio modules found for $kv"; exit 2; }
+	fi
+	(cd "$work" && find . | cpio --quiet -o -H newc | gzip -1) > "$work.cpio.gz"
+	mv "$work.cpio.gz" "$out"
+	rm -rf "$work"
+	echo "$out"
+}
+
+if [ "$kernel" = stock ]; then
+	initrd=$(initramfs_for "$kver" yes)
+else
+	initrd=$(initramfs_for "$kver" no)
+fi
+
+# ---------------------------------------------------------------------------
+# Per-run directory (its own 9p share): stage 2 script in, exit status out.
+# ---------------------------------------------------------------------------
+export PRISM_OUT=${PRISM_OUT:-$repo/build/vm-out}
+mkdir -p "$PRISM_OUT"
+PRISM_OUT=$(cd "$PRISM_OUT" && pwd -P)
+case $PRISM_OUT in
+/tmp|/tmp/*|/run|/run/*) say "PRISM_OUT=$PRISM_OUT is hidden by a tmpfs in the guest; use another directory"; exit 2 ;;
+esac
+[ -n "$dmesg_file" ] || dmesg_file=$PRISM_OUT/dmesg-$kernel-$(date +%Y%m%d-%H%M%S)-$$.txt
+case $dmesg_file in /*) ;; *) dmesg_file=$PWD/$dmesg_file ;; esac
+
+cwd=$(pwd -P)
+case $cwd in
+/tmp|/tmp/*|/run|/run/*) say "warning: $cwd is a tmpfs in the guest; the command will start in /" ;;
+esac
+
+rundir=$(mktemp -d "${TMPDIR:-/tmp}/prism-vm.XXXXXX")
+cleanup() { rm -rf "$rundir"; }
+trap cleanup EXIT
+
+{
+	echo '# Stage 2 (in the host root, read-only): generated by tools/vm/run.sh'
+	echo 'set -u'
+	echo 'export PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin'
+	printf 'out=%q\ncwd=%q\nmodroot=%q\n' "$PRISM_OUT" "$cwd" "$modroot"
+	echo 'dmesg_file=/run/prism/dmesg.txt'
+	cat <<'STAGE2'
+mount -t 9p -o trans=virtio,version=9p2000.L,msize=512000 prismout "$out" ||
+	echo "vm: cannot mount PRISM_OUT=$out"
+mount -t debugfs debugfs /sys/kernel/debug 2>/dev/null || true
+mkdir -p /dev/pts /dev/shm
+mount -t devpts -o newinstance,ptmxmode=0666 devpts /dev/pts 2>/dev/null || true
+mount -t tmpfs -o mode=1777 shm /dev/shm
+# The debug kernel's modules.builtin etc. live in the build cache; make
+# them appear at /lib/modules/<release> so modprobe of built-ins works.
+if [ -n "$modroot" ] && [ ! -d "/lib/modules/$(uname -r)" ]; then
+	mount -t tmpfs -o mode=755 modules /lib/modules
+	ln -s "$modroot" "/lib/modules/$(uname -r)"
+fi
+hostname prism-vm
+ip link set lo up 2>/dev/null || true
+# Stream the kernel log to the output file while the command runs, so
+# something survives a guest hang; rewritten in full afterwards.
+dmesg -w > "$dmesg_file" 2>/dev/null &
+dmesg_pid=$!
+. /run/prism/env.sh
+cd "$cwd" 2>/dev/null || { echo "vm: cannot cd to $cwd, using /"; cd /; }
+run_cmd < /dev/null
+rc=$?
+kill "$dmesg_pid" 2>/dev/null
+wait "$dmesg_pid" 2>/dev/null
+dmesg > "$dmesg_file"
+echo "$rc" > /run/prism/rc
+sync
+STAGE2
+} > "$rundir/stage2.sh"
+
+# The caller's environment and the command, quoted for bash.
+{
+	for v in PATH HOME LANG LC_ALL TERM ${PRISM_VM_ENV:-} $(compgen -v PRISM_); do
+		[ -n "${!v+set}" ] || continue
+		printf 'export %s=%q\n' "$v" "${!v}"
+	done
+	printf 'export PRISM_OUT=%q PRISM_IN_VM=1 PRISM_VM_KERNEL=%q\n' "$PRISM_OUT" "$kernel"
+	if [ $# -eq 1 ]; then
+		printf 'run_cmd() { sh -c %q; }\n' "$1"
+	else
+		printf 'run_cmd() { %s; }\n' "$(printf '%q ' "$@")"
+	fi
+} > "$rundir/env.sh"
+
+loglevel=${PRISM_VM_LOGLEVEL:-4}
+append="console=ttyS0 edd=off loglevel=$loglevel panic=-1 printk.devkmsg=on log_buf_len=8M"
+
+say "booting $kernel kernel $kver (timeout ${tmo}s)"
+# qemu and the console filter run in the background and we wait for
+# them, so a TERM/INT/HUP sent to this script (which bash would defer
+# while a foreground pipeline runs) stops the guest at once.  The filter
+# drops the serial console's CRs and the final reboot message.
+# stdin from /dev/null: qemu must never grab the caller's terminal.
+mkfifo "$rundir/console"
+sed -u -e 's/\r$//' \
+	-e '/^\[ *[0-9.]*\] reboot: Restarting system$/d' \
+	-e '/^\[ *[0-9.]*\] \.\.MP-BIOS bug: 8254 timer not connected to IO-APIC$/d' \
+	< "$rundir/console" &
+filter_pid=$!
+timeout -k 10 "$tmo" qemu-system-x86_64 \
+	-machine q35 -accel tcg -cpu max,la57=off -smp "$smp" -m "$mem" \
+	-nographic -no-reboot -nic none -bios qboot.rom \
+	-kernel "$vmlinuz" -initrd "$initrd" -append "$append" \
+	-virtfs local,path=/,mount_tag=hostroot,security_model=none,readonly=on,multidevs=remap \
+	-virtfs "local,path=$PRISM_OUT,mount_tag=prismout,security_model=none,multidevs=remap" \
+	-virtfs "local,path=$rundir,mount_tag=prismrun,security_model=none" \
+	< /dev/null > "$rundir/console" &
+timeout_pid=$!
+stop_guest() {
+	trap - INT TERM HUP
+	say "interrupted: stopping the guest"
+	kill -TERM "$timeout_pid" 2>/dev/null	# timeout passes it on to qemu
+	wait "$timeout_pid" "$filter_pid" 2>/dev/null
+	exit 130
+}
+trap stop_guest INT TERM HUP
+qstatus=0
+wait "$timeout_pid" || qstatus=$?
+wait "$filter_pid" || true
+trap - INT TERM HUP
+# The guest wrote its kernel log into the run directory; keep it.
+mkdir -p "$(dirname "$dmesg_file")"
+if [ -f "$rundir/dmesg.txt" ]; then
+	cp "$rundir/dmesg.txt" "$dmesg_file"
+else
+	echo "(the guest saved no kernel log)" > "$dmesg_file"
+fi
+
+if [ "$qstatus" -eq 124 ] || [ "$qstatus" -eq 137 ]; then
+	say "TIMEOUT: guest did not finish within ${tmo}s (partial kernel log: $dmesg_file)"
+	exit 124
+fi
+if [ ! -s "$rundir/rc" ]; then
+	say "guest died without reporting an exit status (qemu status $qstatus; kernel log: $dmesg_file)"
+	exit 125
+fi
+rc=$(cat "$rundir/rc")
+say "exit status $rc; kernel log saved to $dmesg_file"
+exit "$rc"
