@@ -182,6 +182,10 @@ out_unaccount:
 }
 EXPORT_SYMBOL_IF_KUNIT(prism_region_register_user);
 
+/*
+ * The page array is copied; the pages themselves stay the caller's (not
+ * pinned, not freed), and must outlive the region.
+ */
 int prism_region_register_pages(struct prism_mem *mem, struct page **pages,
 				unsigned int npages, u64 start, u64 len,
 				u32 access, u64 *rkey)

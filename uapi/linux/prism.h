@@ -60,6 +60,7 @@
 #include <linux/const.h>
 #include <linux/ioctl.h>
 #include <linux/if_ether.h>
+#include <linux/socket.h>
 
 /* Default address family number; the module parameter "family" overrides. */
 #define PRISM_DEFAULT_FAMILY	25
