@@ -162,6 +162,20 @@ static int do_alloc(const struct target *t, __u32 id, unsigned long n,
 		}
 		seen[m->user_data - 1] = 1;
 		completed++;
+		/*
+		 * With REL_HOLD set (a FIFO), stop here until the test has
+		 * done something (killed the target) and writes a byte.
+		 */
+		if (completed == 100 && getenv("REL_HOLD")) {
+			FILE *hold;
+
+			printf("progress=100\n");
+			fflush(stdout);
+			hold = fopen(getenv("REL_HOLD"), "r");
+			if (!hold || fgetc(hold) == EOF)
+				return 1;
+			fclose(hold);
+		}
 		if (st != PRISM_S_OK || prism_msg_op_status(m, 0) != PRISM_S_OK ||
 		    prism_msg_u64(m, 0, &addr) ||
 		    addr < t->base + BUF_OFF ||

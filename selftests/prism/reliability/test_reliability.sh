@@ -10,14 +10,18 @@
 #    from the reply cache were counted;
 #  - overload: a rate-limited target NACKs, clients back off and every
 #    chain still completes once;
-#  - a killed server: clients get NO_ENDPOINT completions, pins drop to 0.
+#  - a killed server: clients get NO_ENDPOINT completions, pins drop to 0;
+#  - hostile frames sent raw: crafted cases with exact outcomes, then
+#    FUZZ_FRAMES random mutated frames, after which the target still serves.
 #
 # Env: PRISM_KO (module to load if not loaded), REPEAT (netem rounds, 1),
-#      N (chains per client, 150).
+#      N (chains per client, 150), FUZZ_FRAMES (20000), FUZZ_SEED (random).
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
 REPEAT=${REPEAT:-1}
 N=${N:-150}
+FUZZ_FRAMES=${FUZZ_FRAMES:-20000}
+FUZZ_SEED=${FUZZ_SEED:-$RANDOM}
 TIMEOUT_MS=20000
 tmp=$(mktemp -d)
 loaded_here=0
@@ -94,7 +98,7 @@ netem_all() {	# add|del
 }
 
 echo "TAP version 13"
-echo "1..$((REPEAT * 6 + 5))"
+echo "1..$((REPEAT * 6 + 8))"
 
 for round in $(seq "$REPEAT"); do
 	nb=$((2 * N + 64))
@@ -154,14 +158,35 @@ start_server srv 300 4096 0 "$tmp/victim"
 addr=$(cat "$tmp/victim")
 victim=$!
 pinned=$(stat_of srv pinned_pages)
-client c1 1 $addr alloc 4000 8 >"$tmp/kill1" 2>&1 & p1=$!
-sleep 0.5
+mkfifo "$tmp/hold"
+REL_HOLD=$tmp/hold client c1 1 $addr alloc 4000 8 >"$tmp/kill1" 2>&1 & p1=$!
+exec 9>"$tmp/hold"	# blocks until the client holds at 100 completions
 kill -9 $victim
 wait $victim 2>/dev/null
+echo go >&9
+exec 9>&-
 wait $p1
-check "killed server: the client stops with failed chains, not a hang" \
-	"grep -q 'NO_ENDPOINT' $tmp/kill1"
+failures=$(grep -c '^alloc [0-9]*:' "$tmp/kill1")
+check "killed server: all 4000 chains complete once; those after the kill with NO_ENDPOINT" \
+	"grep -q progress $tmp/kill1 && [ \"\$(kv $tmp/kill1 alloc_completed)\" = 4000 ] &&
+	 [ $failures -ge 3892 ] && [ \"\$(kv $tmp/kill1 alloc_failed)\" = $failures ] &&
+	 ! grep '^alloc [0-9]*:' $tmp/kill1 | grep -vq 'NO_ENDPOINT/NO_ENDPOINT'"
 check "killed server: its pinned pages ($pinned) are released" \
 	"[ \"$pinned\" -gt 0 ] && [ \"\$(stat_of srv pinned_pages)\" = 0 ]"
+
+# Hostile frames.  The fuzzer prints its own TAP; fold it into ours.
+start_server srv 400 64 0 "$tmp/fuzz"
+addr=$(cat "$tmp/fuzz")
+drops=$(stat_of srv rx_dropped)
+ip netns exec c1 "$here/frame_fuzz" eth0 cases $addr >"$tmp/cases" 2>&1
+c=$?
+sed 's/^/# /' "$tmp/cases"
+check "hostile frames: every crafted case has its exact outcome" "[ $c = 0 ]"
+check "hostile frames: dropped frames are counted" \
+	"[ \"\$(stat_of srv rx_dropped)\" -ge \$((drops + 8)) ]"
+ip netns exec c1 "$here/frame_fuzz" eth0 random $addr "$FUZZ_FRAMES" "$FUZZ_SEED" \
+	>"$tmp/random" 2>&1
+check "hostile frames: $FUZZ_FRAMES random frames (seed $FUZZ_SEED), then the target still serves" \
+	"[ $? = 0 ]"
 
 [ "$failed" = 0 ]

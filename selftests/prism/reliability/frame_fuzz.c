@@ -1,0 +1,451 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Hostile frames for the target's receive path, sent raw (AF_PACKET) so
+ * nothing in the sending module can tidy them up.
+ *
+ *   frame_fuzz IFNAME cases  ADDRLINE   crafted frames, expected outcomes (TAP)
+ *   frame_fuzz IFNAME random ADDRLINE N SEED
+ *                                       N mutated frames, then a health check
+ *
+ * ADDRLINE is rel_server's "mac=.. ep=.. rkey=.. addr=.." output.  The wire
+ * layout below mirrors kmod/prism.h on purpose: the test must not share
+ * the module's definitions to catch a change in them.
+ */
+#define _GNU_SOURCE
+#include <arpa/inet.h>
+#include <endian.h>
+#include <errno.h>
+#include <linux/if_packet.h>
+#include <net/ethernet.h>
+#include <net/if.h>
+#include <poll.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/socket.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "liburing-prism.h"
+
+#define ETHERTYPE	0x88B5
+#define T_REQ		1
+#define T_RESP		2
+
+struct whdr {
+	uint8_t version, type, nops, status;
+	uint32_t dst_ep, src_ep, session;
+	uint64_t req_id, ack_floor;
+	uint16_t body_len, reserved;
+} __attribute__((packed));
+
+struct wop {
+	uint8_t opcode, cas_mode;
+	uint16_t flags;
+	uint32_t len;
+	uint64_t rkey, addr, redirect, arg_addr, swap_addr;
+	uint32_t data_len, reserved;
+} __attribute__((packed));
+
+struct wres {
+	uint8_t status, reserved;
+	uint16_t reserved2;
+	uint32_t len;
+} __attribute__((packed));
+
+_Static_assert(sizeof(struct whdr) == 36, "wire header layout");
+_Static_assert(sizeof(struct wop) == 56, "wire op layout");
+
+#define FRAME_MAX	1514
+
+static int raw_fd, ifindex;
+static uint8_t my_mac[6], dst_mac[6];
+static uint32_t dst_ep, session;
+static uint64_t rkey, base, next_id = 1;
+static int tno, failures;
+
+struct frame {
+	uint8_t buf[FRAME_MAX];
+	size_t len;		/* bytes sent (Ethernet header included) */
+};
+
+static struct whdr *hdr_of(struct frame *f)
+{
+	return (struct whdr *)(f->buf + sizeof(struct ether_header));
+}
+
+/* A request frame with fresh id; ops appended with add_op(). */
+static void frame_init(struct frame *f, uint8_t nops)
+{
+	struct ether_header *eh = (struct ether_header *)f->buf;
+	struct whdr *h = hdr_of(f);
+
+	memset(f, 0, sizeof(*f));
+	memcpy(eh->ether_dhost, dst_mac, 6);
+	memcpy(eh->ether_shost, my_mac, 6);
+	eh->ether_type = htons(ETHERTYPE);
+	h->version = 1;
+	h->type = T_REQ;
+	h->nops = nops;
+	h->dst_ep = htonl(dst_ep);
+	h->src_ep = htonl(7777);
+	h->session = htonl(session);
+	h->req_id = htobe64(next_id);
+	h->ack_floor = htobe64(next_id);
+	next_id++;
+	f->len = sizeof(*eh) + sizeof(*h);
+}
+
+static void add_op(struct frame *f, uint8_t opcode, uint16_t flags,
+		   uint32_t len, uint64_t key, uint64_t addr,
+		   const void *data, uint32_t data_len)
+{
+	struct wop *op = (struct wop *)(f->buf + f->len);
+	struct whdr *h = hdr_of(f);
+
+	memset(op, 0, sizeof(*op));
+	op->opcode = opcode;
+	op->flags = htons(flags);
+	op->len = htonl(len);
+	op->rkey = htobe64(key);
+	op->addr = htobe64(addr);
+	op->data_len = htonl(data_len);
+	f->len += sizeof(*op);
+	if (data_len) {
+		memcpy(f->buf + f->len, data, data_len);
+		f->len += (data_len + 7) & ~7u;
+	}
+	h->body_len = htons((uint16_t)(f->len - sizeof(struct ether_header) -
+				       sizeof(*h)));
+}
+
+static void send_frame(const struct frame *f)
+{
+	struct sockaddr_ll sll = {
+		.sll_family = AF_PACKET,
+		.sll_ifindex = ifindex,
+		.sll_halen = 6,
+	};
+	/* No padding to 60 bytes: veth carries runts, which is the point. */
+	size_t len = f->len;
+
+	memcpy(sll.sll_addr, dst_mac, 6);
+	if (sendto(raw_fd, f->buf, len, 0, (struct sockaddr *)&sll,
+		   sizeof(sll)) < 0)
+		perror("sendto");
+}
+
+/*
+ * Wait for the response to request id; returns its chain status and the
+ * first op's status in *op_status, or -1 when none came in timeout_ms.
+ */
+static int wait_resp(uint64_t id, int *op_status, int timeout_ms)
+{
+	uint8_t buf[FRAME_MAX];
+	struct pollfd p = { .fd = raw_fd, .events = POLLIN };
+	struct whdr *h = (struct whdr *)(buf + sizeof(struct ether_header));
+	struct wres *r = (struct wres *)(h + 1);
+	ssize_t n;
+
+	*op_status = -1;
+	while (poll(&p, 1, timeout_ms) == 1) {
+		n = recv(raw_fd, buf, sizeof(buf), 0);
+		if (n < (ssize_t)(sizeof(struct ether_header) + sizeof(*h)))
+			continue;
+		if (memcmp(buf, my_mac, 6) || h->type != T_RESP ||
+		    be64toh(h->req_id) != id)
+			continue;
+		if (h->status == PRISM_S_OK && h->nops &&
+		    n >= (ssize_t)(sizeof(struct ether_header) + sizeof(*h) +
+				   sizeof(*r)))
+			*op_status = r->status;
+		return h->status;
+	}
+	return -1;
+}
+
+static void result(int pass, const char *what)
+{
+	tno++;
+	if (!pass)
+		failures++;
+	printf("%sok %d - %s\n", pass ? "" : "not ", tno, what);
+	fflush(stdout);
+}
+
+/* Send f; expect chain status want (-1: no answer) and, if want_op >= 0, op status. */
+static void expect(struct frame *f, int want, int want_op, const char *what)
+{
+	uint64_t id = be64toh(hdr_of(f)->req_id);
+	int st, op;
+
+	send_frame(f);
+	/* Silence is the expected answer for some: wait less for those. */
+	st = wait_resp(id, &op, want < 0 ? 300 : 3000);
+	if (st != want || (want_op >= 0 && op != want_op))
+		fprintf(stderr, "# %s: got chain %d op %d, want %d op %d\n",
+			what, st, op, want, want_op);
+	result(st == want && (want_op < 0 || op == want_op), what);
+}
+
+static void run_cases(void)
+{
+	uint64_t zero = 0;
+	struct frame f;
+	uint8_t data[64] = { 0 };
+
+	printf("TAP version 13\n1..22\n");
+
+	frame_init(&f, 1);
+	add_op(&f, PRISM_OP_READ, 0, 8, rkey, base, NULL, 0);
+	expect(&f, PRISM_S_OK, PRISM_S_OK, "a well-formed READ is served");
+
+	frame_init(&f, 1);
+	f.len = sizeof(struct ether_header) + 10;
+	expect(&f, -1, -1, "truncated header: dropped");
+
+	frame_init(&f, 1);
+	add_op(&f, PRISM_OP_READ, 0, 8, rkey, base, NULL, 0);
+	hdr_of(&f)->body_len = htons(1400);
+	expect(&f, -1, -1, "body_len beyond the frame: dropped");
+
+	frame_init(&f, 0);
+	add_op(&f, PRISM_OP_READ, 0, 8, rkey, base, NULL, 0);
+	hdr_of(&f)->nops = 0;
+	expect(&f, -1, -1, "nops 0: dropped");
+
+	frame_init(&f, 17);
+	add_op(&f, PRISM_OP_READ, 0, 8, rkey, base, NULL, 0);
+	expect(&f, -1, -1, "nops 17 (over PRISM_MAX_CHAIN): dropped");
+
+	frame_init(&f, 1);
+	add_op(&f, PRISM_OP_READ, 0, 8, rkey, base, NULL, 0);
+	hdr_of(&f)->version = 2;
+	expect(&f, -1, -1, "unknown wire version: dropped");
+
+	frame_init(&f, 1);
+	add_op(&f, PRISM_OP_READ, 0, 8, rkey, base, NULL, 0);
+	hdr_of(&f)->type = 9;
+	expect(&f, -1, -1, "unknown frame type: dropped");
+
+	frame_init(&f, 1);
+	add_op(&f, PRISM_OP_READ, 0, 8, rkey, base, NULL, 0);
+	hdr_of(&f)->req_id = 0;
+	expect(&f, -1, -1, "request id 0: dropped");
+
+	frame_init(&f, 1);
+	add_op(&f, PRISM_OP_READ, 0, 8, rkey, base, NULL, 0);
+	hdr_of(&f)->ack_floor = htobe64(be64toh(hdr_of(&f)->req_id) + 1);
+	expect(&f, -1, -1, "ack floor above the request id: dropped");
+
+	frame_init(&f, 1);
+	add_op(&f, PRISM_OP_READ, 0, 8, rkey, base, NULL, 0);
+	hdr_of(&f)->dst_ep = htonl(dst_ep + 12345);
+	expect(&f, PRISM_S_NO_ENDPOINT, -1, "unknown endpoint: NO_ENDPOINT");
+
+	frame_init(&f, 1);
+	add_op(&f, 99, 0, 8, rkey, base, NULL, 0);
+	expect(&f, PRISM_S_INVALID, -1, "bogus opcode: INVALID, nothing runs");
+
+	frame_init(&f, 1);
+	add_op(&f, PRISM_OP_WRITE, 0, 8, rkey, base, data, 4);
+	expect(&f, PRISM_S_INVALID, -1, "WRITE data_len != len: INVALID");
+
+	frame_init(&f, 1);
+	add_op(&f, PRISM_OP_CAS, 0, 33, rkey, base, data, sizeof(data));
+	expect(&f, PRISM_S_INVALID, -1, "CAS of 33 bytes: INVALID");
+
+	frame_init(&f, 1);
+	add_op(&f, PRISM_OP_READ, 0xffff, 8, rkey, base, NULL, 0);
+	expect(&f, PRISM_S_INVALID, -1, "unknown flags: INVALID");
+
+	frame_init(&f, 2);
+	add_op(&f, PRISM_OP_READ, 0, 8, rkey, base, NULL, 0);
+	hdr_of(&f)->body_len = htons(ntohs(hdr_of(&f)->body_len) + 16);
+	f.len += 16;
+	expect(&f, PRISM_S_INVALID, -1, "second op truncated: INVALID");
+
+	frame_init(&f, 1);
+	add_op(&f, PRISM_OP_READ, 0, 8, rkey, base, NULL, 0);
+	hdr_of(&f)->body_len = htons(ntohs(hdr_of(&f)->body_len) + 8);
+	f.len += 8;
+	expect(&f, PRISM_S_INVALID, -1, "trailing bytes after the ops: INVALID");
+
+	frame_init(&f, 1);
+	add_op(&f, PRISM_OP_READ, 0, 8, rkey ^ 1, base, NULL, 0);
+	expect(&f, PRISM_S_OK, PRISM_S_AUTH, "wrong rkey: op fails with AUTH");
+
+	frame_init(&f, 1);
+	add_op(&f, PRISM_OP_READ, 0, 8, rkey, base - 8, NULL, 0);
+	expect(&f, PRISM_S_OK, PRISM_S_ACCESS, "address before the region: ACCESS");
+
+	frame_init(&f, 1);
+	add_op(&f, PRISM_OP_READ, 0, 16, rkey, UINT64_MAX - 8, NULL, 0);
+	expect(&f, PRISM_S_OK, PRISM_S_ACCESS, "address+len wrapping 2^64: ACCESS");
+
+	/* The counter at base is 0: as a pointer it is outside the region. */
+	frame_init(&f, 1);
+	add_op(&f, PRISM_OP_READ, PRISM_F_INDIRECT, 8, rkey, base, NULL, 0);
+	expect(&f, PRISM_S_OK, PRISM_S_ACCESS, "pointer read from memory points outside: ACCESS");
+
+	frame_init(&f, 1);
+	add_op(&f, PRISM_OP_READ, 0, 4000, rkey, base, NULL, 0);
+	expect(&f, PRISM_S_TOO_BIG, -1, "reply larger than a frame: TOO_BIG");
+
+	/* A response aimed at the target itself must be ignored. */
+	frame_init(&f, 1);
+	add_op(&f, PRISM_OP_READ, 0, 8, rkey, base, NULL, 0);
+	hdr_of(&f)->type = T_RESP;
+	send_frame(&f);
+	frame_init(&f, 1);
+	add_op(&f, PRISM_OP_WRITE, 0, 8, rkey, base, &zero, 8);
+	expect(&f, PRISM_S_OK, PRISM_S_OK, "after all that the target still serves");
+}
+
+static uint64_t rnd(void)
+{
+	static uint64_t s = 88172645463325252ull;
+
+	s ^= s << 13;
+	s ^= s >> 7;
+	s ^= s << 17;
+	return s;
+}
+
+/* A random valid-looking chain, then damage to it. */
+static void random_frame(struct frame *f)
+{
+	static const uint16_t flagset[] = {
+		0, PRISM_F_INDIRECT, PRISM_F_INDIRECT | PRISM_F_BOUNDED,
+		PRISM_F_REDIRECT | PRISM_F_REDIRECT_SCRATCH, PRISM_F_CONDITIONAL,
+		PRISM_F_ADDR_SCRATCH, PRISM_F_DATA_INDIRECT | PRISM_F_ARG_SCRATCH,
+	};
+	uint8_t data[128];
+	unsigned int nops = 1 + rnd() % 4, i, k;
+	size_t hlen = sizeof(struct ether_header);
+
+	frame_init(f, (uint8_t)nops);
+	for (i = 0; i < nops; i++) {
+		uint8_t opc = 1 + rnd() % 5;
+		uint32_t len = 1 + rnd() % 40;
+		uint64_t addr = base + (rnd() % 8192) - 64;
+		uint32_t dl = 0;
+
+		for (k = 0; k < sizeof(data); k++)
+			data[k] = (uint8_t)rnd();
+		if (opc == PRISM_OP_WRITE || opc == PRISM_OP_ALLOC ||
+		    opc == PRISM_OP_SEND)
+			dl = len;
+		else if (opc == PRISM_OP_CAS)
+			dl = (len % 32 + 1) * 4, len = len % 32 + 1;
+		if (opc == PRISM_OP_ALLOC)
+			addr = rnd() % 3;
+		add_op(f, opc, flagset[rnd() % 7], len,
+		       rnd() % 8 ? rkey : rnd(), addr, data, dl);
+	}
+	/* Damage: flip bytes, cut, or lie about lengths. */
+	switch (rnd() % 4) {
+	case 0:
+		for (k = 0; k < 1 + rnd() % 4; k++)
+			f->buf[hlen + rnd() % (f->len - hlen)] ^=
+				(uint8_t)(1 + rnd() % 255);
+		break;
+	case 1:
+		f->len = hlen + rnd() % (f->len - hlen + 1);
+		break;
+	case 2:
+		hdr_of(f)->body_len = htons((uint16_t)rnd());
+		break;
+	default:
+		break;	/* valid-looking: exercises the ops themselves */
+	}
+}
+
+static int run_random(unsigned long n)
+{
+	struct frame f;
+	uint8_t drain[FRAME_MAX];
+	unsigned long i;
+	uint64_t id;
+	int op, st;
+
+	printf("TAP version 13\n1..1\n");
+	for (i = 0; i < n; i++) {
+		random_frame(&f);
+		send_frame(&f);
+		/* Keep the socket's receive queue short. */
+		while (recv(raw_fd, drain, sizeof(drain), MSG_DONTWAIT) > 0)
+			;
+	}
+	frame_init(&f, 1);
+	add_op(&f, PRISM_OP_READ, 0, 8, rkey, base, NULL, 0);
+	id = be64toh(hdr_of(&f)->req_id);
+	send_frame(&f);
+	st = wait_resp(id, &op, 5000);
+	result(st == PRISM_S_OK && op == PRISM_S_OK,
+	       "after random frames the target serves a valid READ");
+	return failures != 0;
+}
+
+static int setup(const char *ifname, int argc, char **argv)
+{
+	struct ifreq ifr = { 0 };
+	struct sockaddr_ll sll = { .sll_family = AF_PACKET };
+	int i;
+
+	for (i = 0; i < argc; i++) {
+		if (!strncmp(argv[i], "mac=", 4))
+			prism_parse_mac(argv[i] + 4, dst_mac);
+		else if (!strncmp(argv[i], "ep=", 3))
+			dst_ep = (uint32_t)strtoul(argv[i] + 3, NULL, 0);
+		else if (!strncmp(argv[i], "rkey=", 5))
+			rkey = strtoull(argv[i] + 5, NULL, 0);
+		else if (!strncmp(argv[i], "addr=", 5))
+			base = strtoull(argv[i] + 5, NULL, 0);
+	}
+	raw_fd = socket(AF_PACKET, SOCK_RAW, htons(ETHERTYPE));
+	if (raw_fd < 0)
+		return -errno;
+	snprintf(ifr.ifr_name, sizeof(ifr.ifr_name), "%s", ifname);
+	if (ioctl(raw_fd, SIOCGIFHWADDR, &ifr))
+		return -errno;
+	memcpy(my_mac, ifr.ifr_hwaddr.sa_data, 6);
+	ifindex = (int)if_nametoindex(ifname);
+	sll.sll_protocol = htons(ETHERTYPE);
+	sll.sll_ifindex = ifindex;
+	if (bind(raw_fd, (struct sockaddr *)&sll, sizeof(sll)))
+		return -errno;
+	session = (uint32_t)time(NULL) ^ (uint32_t)getpid();
+	return 0;
+}
+
+int main(int argc, char **argv)
+{
+	int err;
+
+	if (argc < 4) {
+		fprintf(stderr, "usage: %s IFNAME cases|random ADDR... [N SEED]\n",
+			argv[0]);
+		return 2;
+	}
+	err = setup(argv[1], argc - 3, argv + 3);
+	if (err) {
+		fprintf(stderr, "setup: %s\n", strerror(-err));
+		return 1;
+	}
+	if (!strcmp(argv[2], "cases")) {
+		run_cases();
+		return failures != 0;
+	}
+	if (!strcmp(argv[2], "random") && argc >= 6) {
+		unsigned long n = strtoul(argv[argc - 2], NULL, 0);
+		unsigned long seed = strtoul(argv[argc - 1], NULL, 0);
+
+		while (seed--)
+			rnd();
+		return run_random(n);
+	}
+	return 2;
+}
