@@ -12,7 +12,7 @@
 #          whose Makefile has a check target (TAP on stdout)
 #   kunit  boot the debug kernel, insmod prism.ko + prism_kunit.ko, count
 #          the KTAP test cases from the kernel log
-#   stock  selftests/prism/run_all.sh in a guest running the stock kernel
+#   stock  selftests/run_guest.sh (core, reliability, apps) on the stock kernel
 #   debug  the same on the debug kernel (KASAN, lockdep, ...), then every
 #          kernel splat in the log counts as one failed test
 #
@@ -327,11 +327,11 @@ kunit_count() {
 
 # Selftests in a guest: $1 = stock|debug.
 stage_selftests() {
-	local kernel=$1 ko tmo marker dmesg
+	local kernel=$1 ko tmo marker dmesg extra=
 	stage_begin "$kernel" "selftests on the $kernel kernel"
 	prereq_build
-	if [ ! -x selftests/prism/run_all.sh ]; then
-		fail "selftests/prism/run_all.sh is missing or not executable"
+	if [ ! -x selftests/run_guest.sh ]; then
+		fail "selftests/run_guest.sh is missing or not executable"
 		stage_end "$kernel"
 		return
 	fi
@@ -355,12 +355,14 @@ stage_selftests() {
 		fi
 		ko=$debug_ko
 		tmo=${PRISM_TIMEOUT_DEBUG:-1800}
+		# KASAN and lockdep make everything slower: fewer rounds.
+		extra="PRISM_NETEM_ROUNDS=1 PRISM_RELIABILITY_N=60 PRISM_FUZZ_FRAMES=5000"
 	fi
 	marker="PRISM-TESTS-BEGIN selftests $kernel $$"
 	dmesg=$logs/dmesg-selftests-$kernel.txt
 	run_logged "$logs/selftests-$kernel.log" env PRISM_KO="$ko" \
 		tools/vm/run.sh --kernel "$kernel" --timeout "$tmo" --dmesg "$dmesg" -- \
-		sh -c "echo '$marker' > /dev/kmsg; exec selftests/prism/run_all.sh"
+		sh -c "echo '$marker' > /dev/kmsg; exec env $extra selftests/run_guest.sh"
 	vm_status_ok "$status" "selftests ($kernel)" || true
 	count_tap "$logs/selftests-$kernel.log" "$status" "selftests ($kernel kernel)"
 	scan_splats "$dmesg" "$marker" "selftests ($kernel kernel)"

@@ -1,0 +1,33 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# Every test suite that runs inside the guest, one after the other; each
+# prints its own TAP stream.  Exits non-zero if any suite failed.
+#
+#   PRISM_KO=/path/prism.ko selftests/run_guest.sh
+#
+# Env: PRISM_NETEM_ROUNDS (netem rounds of the reliability suite, 5),
+#      PRISM_RELIABILITY_N (chains per client and round, 150),
+#      PRISM_FUZZ_FRAMES (random hostile frames, 20000).
+set -u
+repo=$(cd "$(dirname "$0")/.." && pwd)
+status=0
+
+suite() {
+	echo "# ---- suite: $1"
+	shift
+	"$@" || status=1
+	# A suite that failed half-way may leave the module loaded.
+	[ -d /sys/module/prism ] && rmmod prism 2>/dev/null
+	return 0
+}
+
+suite core "$repo/selftests/prism/run_all.sh"
+suite reliability env REPEAT="${PRISM_NETEM_ROUNDS:-5}" \
+	N="${PRISM_RELIABILITY_N:-150}" FUZZ_FRAMES="${PRISM_FUZZ_FRAMES:-20000}" \
+	"$repo/selftests/prism/reliability/test_reliability.sh"
+for t in "$repo"/apps/*/test/run.sh; do
+	[ -x "$t" ] || continue
+	suite "$(basename "$(dirname "$(dirname "$t")")")" "$t"
+done
+exit $status
