@@ -32,6 +32,8 @@
 #define PRISM_MAX_SESSIONS	1024
 /* A session idle this long may be dropped (well above any deadline). */
 #define PRISM_SESSION_IDLE_MS	(2 * PRISM_MAX_TIMEOUT_MS)
+/* Bytes of cached replies one socket may hold; past it chains are NACKed. */
+#define PRISM_RCACHE_BYTES	(32U << 20)
 /* Largest sendmsg() payload accepted; one frame bounds it far lower. */
 #define PRISM_MAX_SUBMIT	65536
 
@@ -107,6 +109,7 @@ struct prism_sock {
 	spinlock_t		sess_lock;	/* sessions writers */
 	DECLARE_HASHTABLE(sessions, PRISM_SESSION_HASH_BITS);
 	u32			nsessions;
+	atomic_t		rcache_bytes;	/* cached replies, all sessions */
 	u32			serve_rate;	/* chains/s, 0: unlimited */
 	u64			serve_tokens;	/* under sess_lock; one chain = HZ */
 	unsigned long		serve_stamp;

@@ -23,11 +23,13 @@
 struct prism_cached {
 	u64	id;
 	u32	len;		/* of frame: header + body */
+	u32	cap;		/* bytes reserved for frame (accounting) */
 	u8	frame[];
 };
 
 struct prism_session {
 	struct hlist_node	node;		/* prism_sock.sessions, RCU */
+	struct prism_sock	*psk;
 	u8			mac[ETH_ALEN];
 	u32			ep;
 	u32			nonce;
@@ -45,6 +47,33 @@ static u32 prism_session_key(const u8 *mac, u32 ep, u32 nonce)
 			    get_unaligned((const u16 *)(mac + 4)), 0);
 }
 
+static u32 prism_cached_size(u32 frame_len)
+{
+	return struct_size((struct prism_cached *)NULL, frame, frame_len);
+}
+
+static void prism_cached_free(struct prism_session *s,
+			      struct prism_cached **slot)
+{
+	if (!*slot)
+		return;
+	atomic_sub(prism_cached_size((*slot)->cap), &s->psk->rcache_bytes);
+	kfree(*slot);
+	*slot = NULL;
+}
+
+/* Give the session's cached bytes back to its socket's budget. */
+static void prism_session_unaccount(struct prism_session *s)
+{
+	unsigned int i;
+
+	for (i = 0; i < PRISM_WINDOW; i++)
+		if (s->slot[i])
+			atomic_sub(prism_cached_size(s->slot[i]->cap),
+				   &s->psk->rcache_bytes);
+}
+
+/* Memory only: may run from an RCU callback, after the socket is gone. */
 static void prism_session_free(struct prism_session *s)
 {
 	unsigned int i;
@@ -71,6 +100,7 @@ static bool prism_session_evict_idle(struct prism_sock *psk)
 		spin_lock(&s->lock);
 		if (time_after(jiffies, s->last_used + idle)) {
 			s->dead = true;
+			prism_session_unaccount(s);
 			spin_unlock(&s->lock);
 			hash_del_rcu(&s->node);
 			psk->nsessions--;
@@ -113,6 +143,7 @@ static struct prism_session *prism_session_get(struct prism_sock *psk,
 		s = NULL;
 		goto out;
 	}
+	s->psk = psk;
 	ether_addr_copy(s->mac, mac);
 	s->ep = ep;
 	s->nonce = nonce;
@@ -137,10 +168,8 @@ static void prism_session_advance(struct prism_session *s, u64 floor)
 	for (id = s->floor; id < end; id++) {
 		struct prism_cached **e = &s->slot[id % PRISM_WINDOW];
 
-		if (*e && (*e)->id < floor) {
-			kfree(*e);
-			*e = NULL;
-		}
+		if (*e && (*e)->id < floor)
+			prism_cached_free(s, e);
 	}
 	s->floor = floor;
 }
@@ -154,9 +183,38 @@ void prism_sessions_destroy(struct prism_sock *psk)
 	/* No receiver can reach the socket anymore (after a grace period). */
 	hash_for_each_safe(psk->sessions, bkt, tmp, s, node) {
 		hash_del(&s->node);
+		prism_session_unaccount(s);
 		prism_session_free(s);
 	}
 	psk->nsessions = 0;
+	WARN_ON_ONCE(atomic_read(&psk->rcache_bytes));
+}
+
+/*
+ * Room for a cached reply of frame_len bytes: within the socket's budget,
+ * after dropping an idle session if that is what it takes.  No session
+ * lock may be held: eviction takes them.
+ */
+static bool prism_rcache_reserve(struct prism_sock *psk, u32 frame_len)
+{
+	u32 size = prism_cached_size(frame_len);
+
+	if (atomic_add_return(size, &psk->rcache_bytes) <= PRISM_RCACHE_BYTES)
+		return true;
+	spin_lock(&psk->sess_lock);
+	prism_session_evict_idle(psk);
+	spin_unlock(&psk->sess_lock);
+	if (atomic_read(&psk->rcache_bytes) <= PRISM_RCACHE_BYTES)
+		return true;
+	atomic_sub(size, &psk->rcache_bytes);
+	return false;
+}
+
+static void prism_rcache_unreserve(struct prism_sock *psk, bool reserved,
+				   u32 frame_len)
+{
+	if (reserved)
+		atomic_sub(prism_cached_size(frame_len), &psk->rcache_bytes);
 }
 
 /*
@@ -303,6 +361,7 @@ void prism_serve_request(struct net *net, struct sk_buff *skb,
 	struct prism_sock *psk;
 	struct sk_buff *rskb;
 	u32 cap, resp_len;
+	bool reserved;
 
 	if (dev->mtu <= sizeof(*hdr) || !id || floor > id)
 		goto drop;
@@ -331,31 +390,37 @@ again:
 			      ntohl(hdr->session), floor);
 	if (!s)
 		goto nack;
+	/* Before the session lock: making room may evict sessions. */
+	reserved = prism_rcache_reserve(psk, sizeof(*hdr) + resp_len);
 	spin_lock(&s->lock);
 	if (s->dead) {
 		spin_unlock(&s->lock);
+		prism_rcache_unreserve(psk, reserved, sizeof(*hdr) + resp_len);
 		goto again;
 	}
 	s->last_used = jiffies;
 	prism_session_advance(s, floor);
+	slot = &s->slot[id % PRISM_WINDOW];
 	if (id < s->floor) {
 		/* The client has completed this chain: an old copy. */
 		spin_unlock(&s->lock);
+		prism_rcache_unreserve(psk, reserved, sizeof(*hdr) + resp_len);
 		prism_stat_add(net, psk, PRISM_STAT_DUPLICATES, 1);
 		return;
 	}
 	if (id - s->floor >= PRISM_WINDOW) {
 		spin_unlock(&s->lock);
+		prism_rcache_unreserve(psk, reserved, sizeof(*hdr) + resp_len);
 		prism_reply_status(dev, hdr, src_mac, PRISM_S_INVALID);
 		return;
 	}
-	slot = &s->slot[id % PRISM_WINDOW];
 	if (*slot && (*slot)->id == id) {
 		/* Ran already: answer again from the cache. */
 		rskb = prism_alloc_frame(dev, (*slot)->len, GFP_ATOMIC);
 		if (rskb)
 			skb_put_data(rskb, (*slot)->frame, (*slot)->len);
 		spin_unlock(&s->lock);
+		prism_rcache_unreserve(psk, reserved, sizeof(*hdr) + resp_len);
 		prism_stat_add(net, psk, PRISM_STAT_DUPLICATES, 1);
 		if (rskb)
 			prism_xmit_frame(rskb, dev, src_mac);
@@ -363,19 +428,25 @@ again:
 	}
 
 	/* Remember the reply before running, or do not run at all. */
-	entry = kmalloc(struct_size(entry, frame, sizeof(*hdr) + resp_len),
-			GFP_ATOMIC);
-	rskb = entry ? prism_run_chain(psk, dev, hdr, src_mac, resp_len) : NULL;
+	entry = NULL;
+	rskb = NULL;
+	if (reserved)
+		entry = kmalloc(prism_cached_size(sizeof(*hdr) + resp_len),
+				GFP_ATOMIC);
+	if (entry)
+		rskb = prism_run_chain(psk, dev, hdr, src_mac, resp_len);
 	if (!rskb) {
 		spin_unlock(&s->lock);
+		prism_rcache_unreserve(psk, reserved, sizeof(*hdr) + resp_len);
 		kfree(entry);
 		goto nack;
 	}
 	entry->id = id;
 	entry->len = rskb->len;
+	entry->cap = sizeof(*hdr) + resp_len;
 	memcpy(entry->frame, rskb->data, rskb->len);
 	/* Whatever held the slot is below the floor (window arithmetic). */
-	kfree(*slot);
+	prism_cached_free(s, slot);
 	*slot = entry;
 	spin_unlock(&s->lock);
 	prism_xmit_frame(rskb, dev, src_mac);
