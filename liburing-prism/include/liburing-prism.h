@@ -1,0 +1,890 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * liburing-prism: userspace helpers for the PRISM socket family.
+ *
+ * Four layers, all optional:
+ *
+ *  1. Chain builder (header only, static inline).  A chain is encoded into
+ *     a caller-supplied, 8-byte aligned buffer exactly as the kernel wants
+ *     it in sendmsg(): struct prism_chain, then each struct prism_op
+ *     followed by its inline data padded with zeroes to a multiple of 8.
+ *
+ *	struct prism_chain_buf c;
+ *	__u64 buf[64];
+ *
+ *	prism_chain_init(&c, buf, sizeof(buf), 42);
+ *	op = prism_prep_alloc(&c, rkey, fl_id, val, val_len);
+ *	prism_op_set_redirect_scratch(&c, op, 0);
+ *	op = prism_prep_cas_ex(&c, rkey, slot, 8, PRISM_CAS_EQ, 0,
+ *			       &old, 0, NULL, 0, NULL, NULL);
+ *	prism_op_set_arg_scratch(&c, op);
+ *	prism_op_set_conditional(&c, op);
+ *	if (prism_chain_error(&c)) ...
+ *
+ *     Errors are sticky: the first failing call records -EINVAL or -ENOSPC
+ *     in the chain, returns NULL/the error, and every later call fails the
+ *     same way without touching the buffer.  A chain that failed is never
+ *     submitted by this library.
+ *
+ *  2. Completion parsing (header only): bounds-checked accessors for
+ *     struct prism_msg.
+ *
+ *  3. Sockets and blocking calls (libprism.a): prism_open(),
+ *     region/free list ioctls, prism_submit(), prism_wait(),
+ *     prism_execute().
+ *
+ *  4. io_uring (libprism.a, uses liburing): a struct prism_ring queues many
+ *     chains as IORING_OP_SENDMSG, submits them with one io_uring_submit()
+ *     and collects the completions with a multishot RECV over a ring of
+ *     provided buffers (or plain RECVs when that is not available).
+ *
+ * Functions returning int return 0 or a count on success and a negative
+ * errno value on failure; they do not rely on errno.
+ */
+#ifndef LIBURING_PRISM_H
+#define LIBURING_PRISM_H
+
+#include <errno.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+#include <sys/types.h>
+/* linux/prism.h uses __kernel_sa_family_t without including it. */
+#include <linux/socket.h>
+#include <linux/prism.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* ------------------------------------------------------------------------
+ * Chain builder
+ */
+
+struct prism_chain_buf {
+	unsigned char	*buf;	/* 8-byte aligned, starts with struct prism_chain */
+	size_t		cap;	/* bytes available at buf */
+	size_t		len;	/* bytes used */
+	int		err;	/* first error (negative errno) or 0 */
+	struct prism_op	*last;	/* most recently added op */
+};
+
+#define PRISM_ALIGN8(x)		(((x) + 7) & ~(size_t)7)
+
+static inline struct prism_chain *prism_chain_hdr(const struct prism_chain_buf *c)
+{
+	return (struct prism_chain *)(void *)c->buf;
+}
+
+static inline int prism_chain_fail(struct prism_chain_buf *c, int err)
+{
+	if (!c->err)
+		c->err = err;
+	return c->err;
+}
+
+/*
+ * Start a chain in buf (cap bytes, 8-byte aligned).  Returns 0, -EINVAL
+ * (NULL or misaligned buffer) or -ENOSPC (cap too small for the header).
+ */
+static inline int prism_chain_init(struct prism_chain_buf *c, void *buf,
+				   size_t cap, __u64 user_data)
+{
+	struct prism_chain *h;
+
+	c->buf = (unsigned char *)buf;
+	c->cap = cap;
+	c->len = 0;
+	c->err = 0;
+	c->last = NULL;
+	if (!buf || ((uintptr_t)buf & 7))
+		return prism_chain_fail(c, -EINVAL);
+	if (cap < sizeof(struct prism_chain))
+		return prism_chain_fail(c, -ENOSPC);
+	h = prism_chain_hdr(c);
+	memset(h, 0, sizeof(*h));
+	h->user_data = user_data;
+	c->len = sizeof(*h);
+	return 0;
+}
+
+/* Chain timeout in ms (0: the socket's PRISM_TIMEOUT_MS). */
+static inline void prism_chain_set_timeout(struct prism_chain_buf *c,
+					   __u32 timeout_ms)
+{
+	if (!c->err)
+		prism_chain_hdr(c)->timeout_ms = timeout_ms;
+}
+
+static inline void prism_chain_set_user_data(struct prism_chain_buf *c,
+					     __u64 user_data)
+{
+	if (!c->err)
+		prism_chain_hdr(c)->user_data = user_data;
+}
+
+static inline int prism_chain_error(const struct prism_chain_buf *c)
+{
+	return c->err;
+}
+
+static inline unsigned int prism_chain_nops(const struct prism_chain_buf *c)
+{
+	return c->err ? 0 : prism_chain_hdr(c)->nops;
+}
+
+/*
+ * Bytes to pass to sendmsg(), or the chain's error; -EINVAL for a chain
+ * without ops.
+ */
+static inline ssize_t prism_chain_len(const struct prism_chain_buf *c)
+{
+	if (c->err)
+		return c->err;
+	if (!prism_chain_hdr(c)->nops)
+		return -EINVAL;
+	return (ssize_t)c->len;
+}
+
+/* Inline data of op (follows the struct). */
+static inline void *prism_op_data(struct prism_op *op)
+{
+	return (void *)(op + 1);
+}
+
+/* Flags each opcode accepts (the module refuses others with EINVAL). */
+static inline __u16 prism_op_allowed_flags(__u8 opcode)
+{
+	switch (opcode) {
+	case PRISM_OP_READ:
+		return PRISM_F_INDIRECT | PRISM_F_BOUNDED | PRISM_F_CONDITIONAL |
+		       PRISM_F_REDIRECT | PRISM_F_ADDR_SCRATCH |
+		       PRISM_F_REDIRECT_SCRATCH;
+	case PRISM_OP_WRITE:
+		return PRISM_F_INDIRECT | PRISM_F_DATA_INDIRECT |
+		       PRISM_F_CONDITIONAL | PRISM_F_ADDR_SCRATCH |
+		       PRISM_F_ARG_SCRATCH;
+	case PRISM_OP_CAS:
+		return PRISM_F_INDIRECT | PRISM_F_CMP_INDIRECT |
+		       PRISM_F_SWAP_INDIRECT | PRISM_F_CONDITIONAL |
+		       PRISM_F_REDIRECT | PRISM_F_ADDR_SCRATCH |
+		       PRISM_F_ARG_SCRATCH | PRISM_F_REDIRECT_SCRATCH;
+	case PRISM_OP_ALLOC:
+		return PRISM_F_CONDITIONAL | PRISM_F_REDIRECT |
+		       PRISM_F_REDIRECT_SCRATCH;
+	case PRISM_OP_SEND:
+		return PRISM_F_CONDITIONAL;
+	default:
+		return 0;
+	}
+}
+
+/*
+ * Append an op with data_len bytes of zeroed inline data (padding
+ * included).  Low-level: the prism_prep_* helpers below fill the fields.
+ * Checks the opcode and that flags suit it; CONDITIONAL is refused on the
+ * first op (it has no previous op).
+ */
+static inline struct prism_op *prism_chain_add_op(struct prism_chain_buf *c,
+						  __u8 opcode, __u16 flags,
+						  __u32 len, __u64 rkey,
+						  __u64 addr, __u32 data_len)
+{
+	struct prism_chain *h;
+	struct prism_op *op;
+	size_t need;
+
+	if (c->err)
+		return NULL;
+	h = prism_chain_hdr(c);
+	if (h->nops >= PRISM_MAX_CHAIN) {
+		prism_chain_fail(c, -ENOSPC);
+		return NULL;
+	}
+	if (opcode < PRISM_OP_READ || opcode > PRISM_OP_MAX ||
+	    (flags & ~prism_op_allowed_flags(opcode)) ||
+	    ((flags & PRISM_F_BOUNDED) && !(flags & PRISM_F_INDIRECT)) ||
+	    ((flags & PRISM_F_CONDITIONAL) && !h->nops)) {
+		prism_chain_fail(c, -EINVAL);
+		return NULL;
+	}
+	need = sizeof(*op) + PRISM_ALIGN8((size_t)data_len);
+	if (need > c->cap - c->len) {
+		prism_chain_fail(c, -ENOSPC);
+		return NULL;
+	}
+	op = (struct prism_op *)(void *)(c->buf + c->len);
+	memset(op, 0, need);
+	op->opcode = opcode;
+	op->flags = flags;
+	op->len = len;
+	op->rkey = rkey;
+	op->addr = addr;
+	op->data_len = data_len;
+	c->len += need;
+	h->nops++;
+	c->last = op;
+	return op;
+}
+
+static inline struct prism_op *prism_prep_read_flags(struct prism_chain_buf *c,
+						     __u64 rkey, __u64 addr,
+						     __u32 len, __u16 flags)
+{
+	if (!c->err && !len) {
+		prism_chain_fail(c, -EINVAL);
+		return NULL;
+	}
+	return prism_chain_add_op(c, PRISM_OP_READ, flags, len, rkey, addr, 0);
+}
+
+/* READ len bytes at addr. */
+static inline struct prism_op *prism_prep_read(struct prism_chain_buf *c,
+					       __u64 rkey, __u64 addr, __u32 len)
+{
+	return prism_prep_read_flags(c, rkey, addr, len, 0);
+}
+
+/* READ len bytes at the pointer stored at ptr_addr. */
+static inline struct prism_op *prism_prep_read_indirect(struct prism_chain_buf *c,
+							__u64 rkey, __u64 ptr_addr,
+							__u32 len)
+{
+	return prism_prep_read_flags(c, rkey, ptr_addr, len, PRISM_F_INDIRECT);
+}
+
+/*
+ * ptr_addr holds { __u64 ptr; __u64 bound; }: READ min(len, bound) bytes
+ * at ptr.
+ */
+static inline struct prism_op *prism_prep_read_bounded(struct prism_chain_buf *c,
+						       __u64 rkey, __u64 ptr_addr,
+						       __u32 len)
+{
+	return prism_prep_read_flags(c, rkey, ptr_addr, len,
+				     PRISM_F_INDIRECT | PRISM_F_BOUNDED);
+}
+
+static inline struct prism_op *prism_prep_write_flags(struct prism_chain_buf *c,
+						      __u64 rkey, __u64 addr,
+						      const void *data, __u32 len,
+						      __u16 flags)
+{
+	struct prism_op *op;
+
+	if (!c->err && (!len || !data)) {
+		prism_chain_fail(c, -EINVAL);
+		return NULL;
+	}
+	op = prism_chain_add_op(c, PRISM_OP_WRITE, flags, len, rkey, addr, len);
+	if (op && data)
+		memcpy(prism_op_data(op), data, len);
+	return op;
+}
+
+/* WRITE len inline bytes at addr. */
+static inline struct prism_op *prism_prep_write(struct prism_chain_buf *c,
+						__u64 rkey, __u64 addr,
+						const void *data, __u32 len)
+{
+	return prism_prep_write_flags(c, rkey, addr, data, len, 0);
+}
+
+/* WRITE len inline bytes at the pointer stored at ptr_addr. */
+static inline struct prism_op *prism_prep_write_indirect(struct prism_chain_buf *c,
+							 __u64 rkey, __u64 ptr_addr,
+							 const void *data, __u32 len)
+{
+	return prism_prep_write_flags(c, rkey, ptr_addr, data, len,
+				      PRISM_F_INDIRECT);
+}
+
+/*
+ * WRITE the len bytes found at arg_addr (region, or scratch after
+ * prism_op_set_arg_scratch()) to addr.
+ */
+static inline struct prism_op *prism_prep_write_data_indirect(struct prism_chain_buf *c,
+							      __u64 rkey, __u64 addr,
+							      __u64 arg_addr, __u32 len)
+{
+	struct prism_op *op;
+
+	if (!c->err && !len) {
+		prism_chain_fail(c, -EINVAL);
+		return NULL;
+	}
+	op = prism_chain_add_op(c, PRISM_OP_WRITE, PRISM_F_DATA_INDIRECT, len,
+				rkey, addr, 0);
+	if (op)
+		op->arg_addr = arg_addr;
+	return op;
+}
+
+/*
+ * General CAS of len (1..PRISM_MAX_CAS) bytes at addr.
+ *  flags:	0 or PRISM_F_INDIRECT (addr holds a pointer to the target)
+ *  compare:	inline compare value, or NULL to use the len bytes at
+ *		cmp_addr (PRISM_F_CMP_INDIRECT)
+ *  swap:	inline swap value, or NULL to use swap_addr
+ *		(PRISM_F_SWAP_INDIRECT)
+ *  cmask, smask: compare and swap masks, NULL = all ones
+ */
+static inline struct prism_op *prism_prep_cas_ex(struct prism_chain_buf *c,
+						 __u64 rkey, __u64 addr, __u32 len,
+						 unsigned int mode, __u16 flags,
+						 const void *compare, __u64 cmp_addr,
+						 const void *swap, __u64 swap_addr,
+						 const void *cmask, const void *smask)
+{
+	struct prism_op *op;
+	unsigned char *d;
+	__u32 data_len;
+
+	if (c->err)
+		return NULL;
+	if (!len || len > PRISM_MAX_CAS || mode > PRISM_CAS_MODE_MAX ||
+	    (flags & ~PRISM_F_INDIRECT)) {
+		prism_chain_fail(c, -EINVAL);
+		return NULL;
+	}
+	data_len = 2 * len;
+	if (compare)
+		data_len += len;
+	else
+		flags |= PRISM_F_CMP_INDIRECT;
+	if (swap)
+		data_len += len;
+	else
+		flags |= PRISM_F_SWAP_INDIRECT;
+	op = prism_chain_add_op(c, PRISM_OP_CAS, flags, len, rkey, addr,
+				data_len);
+	if (!op)
+		return NULL;
+	op->cas_mode = (__u8)mode;
+	d = (unsigned char *)prism_op_data(op);
+	if (compare) {
+		memcpy(d, compare, len);
+		d += len;
+	} else {
+		op->arg_addr = cmp_addr;
+	}
+	if (swap) {
+		memcpy(d, swap, len);
+		d += len;
+	} else {
+		op->swap_addr = swap_addr;
+	}
+	if (cmask)
+		memcpy(d, cmask, len);
+	else
+		memset(d, 0xff, len);
+	d += len;
+	if (smask)
+		memcpy(d, smask, len);
+	else
+		memset(d, 0xff, len);
+	return op;
+}
+
+/* CAS with inline compare and swap values; masks NULL = all ones. */
+static inline struct prism_op *prism_prep_cas(struct prism_chain_buf *c,
+					      __u64 rkey, __u64 addr, __u32 len,
+					      unsigned int mode,
+					      const void *compare, const void *swap,
+					      const void *cmask, const void *smask)
+{
+	if (!c->err && (!compare || !swap)) {
+		prism_chain_fail(c, -EINVAL);
+		return NULL;
+	}
+	return prism_prep_cas_ex(c, rkey, addr, len, mode, 0, compare, 0,
+				 swap, 0, cmask, smask);
+}
+
+/* Same on the target named by the pointer stored at ptr_addr. */
+static inline struct prism_op *prism_prep_cas_indirect(struct prism_chain_buf *c,
+						       __u64 rkey, __u64 ptr_addr,
+						       __u32 len, unsigned int mode,
+						       const void *compare,
+						       const void *swap,
+						       const void *cmask,
+						       const void *smask)
+{
+	if (!c->err && (!compare || !swap)) {
+		prism_chain_fail(c, -EINVAL);
+		return NULL;
+	}
+	return prism_prep_cas_ex(c, rkey, ptr_addr, len, mode,
+				 PRISM_F_INDIRECT, compare, 0, swap, 0,
+				 cmask, smask);
+}
+
+static inline void prism_put_le64(void *p, __u64 v)
+{
+	unsigned char *b = (unsigned char *)p;
+	int i;
+
+	for (i = 0; i < 8; i++)
+		b[i] = (unsigned char)(v >> (8 * i));
+}
+
+static inline __u64 prism_get_le64(const void *p)
+{
+	const unsigned char *b = (const unsigned char *)p;
+	__u64 v = 0;
+	int i;
+
+	for (i = 7; i >= 0; i--)
+		v = (v << 8) | b[i];
+	return v;
+}
+
+/* 8-byte CAS of little-endian numbers, full masks. */
+static inline struct prism_op *prism_prep_cas_u64(struct prism_chain_buf *c,
+						  __u64 rkey, __u64 addr,
+						  unsigned int mode,
+						  __u64 compare, __u64 swap)
+{
+	unsigned char cv[8], sv[8];
+
+	prism_put_le64(cv, compare);
+	prism_put_le64(sv, swap);
+	return prism_prep_cas(c, rkey, addr, 8, mode, cv, sv, NULL, NULL);
+}
+
+/*
+ * Pop a buffer from free list fl_id (of region rkey), write len bytes of
+ * data (may be NULL when len is 0) at its start; output: its address.
+ */
+static inline struct prism_op *prism_prep_alloc(struct prism_chain_buf *c,
+						__u64 rkey, __u32 fl_id,
+						const void *data, __u32 len)
+{
+	struct prism_op *op;
+
+	if (!c->err && len && !data) {
+		prism_chain_fail(c, -EINVAL);
+		return NULL;
+	}
+	op = prism_chain_add_op(c, PRISM_OP_ALLOC, 0, len, rkey, fl_id, len);
+	if (op && len && data)
+		memcpy(prism_op_data(op), data, len);
+	return op;
+}
+
+/* Two-sided: deliver len bytes to the target socket. */
+static inline struct prism_op *prism_prep_send(struct prism_chain_buf *c,
+					       const void *data, __u32 len)
+{
+	struct prism_op *op;
+
+	if (!c->err && len && !data) {
+		prism_chain_fail(c, -EINVAL);
+		return NULL;
+	}
+	op = prism_chain_add_op(c, PRISM_OP_SEND, 0, len, 0, 0, len);
+	if (op && len && data)
+		memcpy(prism_op_data(op), data, len);
+	return op;
+}
+
+/* Output bytes an op produces (READ: up to len). */
+static inline __u32 prism_op_output_len(const struct prism_op *op)
+{
+	switch (op->opcode) {
+	case PRISM_OP_READ:
+	case PRISM_OP_CAS:
+		return op->len;
+	case PRISM_OP_ALLOC:
+		return 8;
+	default:
+		return 0;
+	}
+}
+
+/* Bytes at op->addr the op touches (pointer size when indirect). */
+static inline __u32 prism_op_addr_span(const struct prism_op *op)
+{
+	if (op->flags & PRISM_F_BOUNDED)
+		return 16;
+	if (op->flags & PRISM_F_INDIRECT)
+		return 8;
+	return op->len;
+}
+
+static inline int prism_scratch_ok(__u64 off, __u64 len)
+{
+	return off <= PRISM_SCRATCH_SIZE && len <= PRISM_SCRATCH_SIZE - off;
+}
+
+static inline int prism_op_check(struct prism_chain_buf *c,
+				 const struct prism_op *op)
+{
+	if (c->err)
+		return c->err;
+	if (!op)
+		return prism_chain_fail(c, -EINVAL);
+	return 0;
+}
+
+/*
+ * Run op only if the previous op's status is OK (a skipped op counts as
+ * failed for the next one).  Not allowed on the first op.
+ */
+static inline int prism_op_set_conditional(struct prism_chain_buf *c,
+					   struct prism_op *op)
+{
+	int err = prism_op_check(c, op);
+
+	if (err)
+		return err;
+	if ((unsigned char *)op == c->buf + sizeof(struct prism_chain))
+		return prism_chain_fail(c, -EINVAL);
+	op->flags |= PRISM_F_CONDITIONAL;
+	return 0;
+}
+
+/* Store the op's output at addr (region rkey of the op) instead of returning it. */
+static inline int prism_op_set_redirect(struct prism_chain_buf *c,
+					struct prism_op *op, __u64 addr)
+{
+	int err = prism_op_check(c, op);
+
+	if (err)
+		return err;
+	if (!prism_op_output_len(op))
+		return prism_chain_fail(c, -EINVAL);
+	op->flags |= PRISM_F_REDIRECT;
+	op->flags &= (__u16)~PRISM_F_REDIRECT_SCRATCH;
+	op->redirect = addr;
+	return 0;
+}
+
+/* Store the op's output at offset off of the chain's scratch area. */
+static inline int prism_op_set_redirect_scratch(struct prism_chain_buf *c,
+						struct prism_op *op, __u32 off)
+{
+	int err = prism_op_check(c, op);
+
+	if (err)
+		return err;
+	if (!prism_op_output_len(op) ||
+	    !prism_scratch_ok(off, prism_op_output_len(op)))
+		return prism_chain_fail(c, -EINVAL);
+	op->flags |= PRISM_F_REDIRECT | PRISM_F_REDIRECT_SCRATCH;
+	op->redirect = off;
+	return 0;
+}
+
+/* op->addr is an offset into the scratch area (READ, WRITE, CAS). */
+static inline int prism_op_set_addr_scratch(struct prism_chain_buf *c,
+					    struct prism_op *op)
+{
+	int err = prism_op_check(c, op);
+
+	if (err)
+		return err;
+	if (op->opcode != PRISM_OP_READ && op->opcode != PRISM_OP_WRITE &&
+	    op->opcode != PRISM_OP_CAS)
+		return prism_chain_fail(c, -EINVAL);
+	if (!prism_scratch_ok(op->addr, prism_op_addr_span(op)))
+		return prism_chain_fail(c, -EINVAL);
+	op->flags |= PRISM_F_ADDR_SCRATCH;
+	return 0;
+}
+
+/*
+ * op->arg_addr and op->swap_addr are scratch offsets (WRITE with
+ * DATA_INDIRECT, CAS with CMP_INDIRECT or SWAP_INDIRECT).
+ */
+static inline int prism_op_set_arg_scratch(struct prism_chain_buf *c,
+					   struct prism_op *op)
+{
+	int err = prism_op_check(c, op);
+	int used = 0;
+
+	if (err)
+		return err;
+	if (op->flags & (PRISM_F_DATA_INDIRECT | PRISM_F_CMP_INDIRECT)) {
+		if (!prism_scratch_ok(op->arg_addr, op->len))
+			return prism_chain_fail(c, -EINVAL);
+		used = 1;
+	}
+	if (op->flags & PRISM_F_SWAP_INDIRECT) {
+		if (!prism_scratch_ok(op->swap_addr, op->len))
+			return prism_chain_fail(c, -EINVAL);
+		used = 1;
+	}
+	if (!used)
+		return prism_chain_fail(c, -EINVAL);
+	op->flags |= PRISM_F_ARG_SCRATCH;
+	return 0;
+}
+
+/* ------------------------------------------------------------------------
+ * Completion parsing.  msg->len must have been checked against the bytes
+ * received (prism_msg_check()); the accessors only trust msg->len.
+ */
+
+/*
+ * Validate n received bytes at buf as one message.  Returns 0, -EMSGSIZE
+ * when msg->len says more than n bytes (truncated) or -EPROTO when the
+ * message is malformed.
+ */
+static inline int prism_msg_check(const void *buf, size_t n)
+{
+	const struct prism_msg *m = (const struct prism_msg *)buf;
+	size_t need;
+
+	if (n < sizeof(*m))
+		return -EPROTO;
+	if (m->len < sizeof(*m))
+		return -EPROTO;
+	if (m->len > n)
+		return -EMSGSIZE;
+	if (m->kind == PRISM_MSG_COMPLETION) {
+		need = sizeof(*m) + (size_t)m->nops * sizeof(m->res[0]);
+		if (need > m->len || m->nops > PRISM_MAX_CHAIN)
+			return -EPROTO;
+	} else if (m->kind != PRISM_MSG_SEND) {
+		return -EPROTO;
+	}
+	return 0;
+}
+
+static inline int prism_msg_is_completion(const struct prism_msg *m)
+{
+	return m->kind == PRISM_MSG_COMPLETION;
+}
+
+/* Result of op i of a completion, NULL if there is none. */
+static inline const struct prism_op_result *prism_msg_result(const struct prism_msg *m,
+							     unsigned int i)
+{
+	if (m->kind != PRISM_MSG_COMPLETION || i >= m->nops ||
+	    sizeof(*m) + (size_t)(i + 1) * sizeof(m->res[0]) > m->len)
+		return NULL;
+	return &m->res[i];
+}
+
+/* Status of op i, or -1 when the completion has no result i. */
+static inline int prism_msg_op_status(const struct prism_msg *m, unsigned int i)
+{
+	const struct prism_op_result *r = prism_msg_result(m, i);
+
+	return r ? r->status : -1;
+}
+
+/*
+ * Output of op i (its length in *len), NULL when the op returned nothing
+ * or the result points outside the message.
+ */
+static inline const void *prism_msg_data(const struct prism_msg *m,
+					 unsigned int i, __u32 *len)
+{
+	const struct prism_op_result *r = prism_msg_result(m, i);
+	size_t start;
+
+	if (len)
+		*len = 0;
+	if (!r || !r->len)
+		return NULL;
+	start = sizeof(*m) + (size_t)m->nops * sizeof(m->res[0]);
+	if (r->offset < start || r->offset > m->len ||
+	    r->len > m->len - r->offset)
+		return NULL;
+	if (len)
+		*len = r->len;
+	return (const unsigned char *)m + r->offset;
+}
+
+/* 8-byte little-endian output of op i (ALLOC address, 8-byte CAS/READ). */
+static inline int prism_msg_u64(const struct prism_msg *m, unsigned int i,
+				__u64 *val)
+{
+	__u32 len;
+	const void *p = prism_msg_data(m, i, &len);
+
+	if (!p || len != 8)
+		return -ENODATA;
+	*val = prism_get_le64(p);
+	return 0;
+}
+
+/* Data of a PRISM_MSG_SEND message. */
+static inline const void *prism_msg_send_data(const struct prism_msg *m,
+					      __u32 *len)
+{
+	if (m->kind != PRISM_MSG_SEND || m->len < sizeof(*m)) {
+		if (len)
+			*len = 0;
+		return NULL;
+	}
+	if (len)
+		*len = m->len - (__u32)sizeof(*m);
+	return (const unsigned char *)m + sizeof(*m);
+}
+
+/* ------------------------------------------------------------------------
+ * Sockets (libprism.a)
+ */
+
+/* Family number of the loaded module (sysfs), else PRISM_DEFAULT_FAMILY. */
+int prism_family(void);
+
+/* Name of a PRISM_S_* status ("OK", "TIMEOUT", ...). */
+const char *prism_status_str(int status);
+
+/* "aa:bb:cc:dd:ee:ff" <-> bytes; buf needs 18 bytes. */
+int prism_parse_mac(const char *s, __u8 mac[6]);
+char *prism_format_mac(const __u8 mac[6], char *buf);
+
+/* Destination address (mac may point into *sa). */
+static inline void prism_addr_init(struct sockaddr_prism *sa,
+				   const __u8 mac[6], __u32 ep)
+{
+	__u8 m[6] = { 0 };
+
+	if (mac)
+		memcpy(m, mac, 6);
+	memset(sa, 0, sizeof(*sa));
+	sa->sprism_family = (__kernel_sa_family_t)prism_family();
+	sa->sprism_ep = ep;
+	memcpy(sa->sprism_mac, m, 6);
+}
+
+/*
+ * Open a socket bound to interface ifname (or ifindex when ifname is NULL)
+ * and endpoint ep (0: any).  Returns the fd or -errno.
+ */
+int prism_open(const char *ifname, int ifindex, __u32 ep);
+/* getsockname(): ifindex, ep and interface MAC. */
+int prism_local_addr(int fd, struct sockaddr_prism *sa);
+
+int prism_reg_mr(int fd, void *addr, size_t len, __u32 access, __u64 *rkey);
+int prism_dereg_mr(int fd, __u64 rkey);
+int prism_fl_create(int fd, __u64 rkey, __u32 buf_size, __u32 capacity,
+		    __u32 *id);
+int prism_fl_post(int fd, __u32 id, const __u64 *addrs, __u32 count);
+int prism_fl_destroy(int fd, __u32 id);
+/* Integer options at SOL_PRISM (PRISM_TIMEOUT_MS, PRISM_RETRIES, ...). */
+int prism_set_opt(int fd, int opt, int val);
+int prism_get_opt(int fd, int opt, int *val);
+int prism_set_timeout(int fd, int timeout_ms);
+int prism_get_stats(int fd, struct prism_stats *st);
+
+/* ------------------------------------------------------------------------
+ * Blocking calls
+ */
+
+/* sendmsg() one chain to dst.  Returns 0 or -errno. */
+int prism_submit(int fd, const struct sockaddr_prism *dst,
+		 const struct prism_chain_buf *c);
+
+/*
+ * recvmsg() one message into buf; src (may be NULL) gets the sender of a
+ * SEND message.  flags: e.g. MSG_DONTWAIT.  Returns its length, or -errno
+ * (-EMSGSIZE when it did not fit, -EPROTO when malformed).
+ */
+ssize_t prism_wait_from(int fd, void *buf, size_t len,
+			struct sockaddr_prism *src, int flags);
+ssize_t prism_wait(int fd, void *buf, size_t len);
+
+/*
+ * Submit a chain and wait for its completion (matched by user_data);
+ * messages received meanwhile that do not match are dropped.  Returns the
+ * completion's length (the message is in out) or -errno.
+ */
+ssize_t prism_execute(int fd, const struct sockaddr_prism *dst,
+		      const struct prism_chain_buf *c, void *out, size_t out_len);
+
+/* ------------------------------------------------------------------------
+ * io_uring
+ */
+struct io_uring;
+struct prism_ring_slot;
+
+/* One event reaped from a prism_ring. */
+struct prism_ring_cqe {
+	/*
+	 * 0: msg holds a message (a completion with user_data, or a SEND).
+	 * <0: -errno; msg is NULL.  With user_data != 0 the SENDMSG of that
+	 * chain failed (the chain will not complete); with user_data == 0
+	 * the receive failed.
+	 */
+	int			res;
+	__u32			len;		/* bytes at msg */
+	__u64			user_data;
+	const struct prism_msg	*msg;		/* valid until the next reap */
+};
+
+/* prism_ring_init() flags */
+#define PRISM_RING_NO_MULTISHOT	(1U << 0)	/* plain RECVs, no buffer ring */
+
+struct prism_ring {
+	/* Private: use the functions below. */
+	struct io_uring		*uring;
+	int			fd;
+	unsigned int		flags;
+	int			multishot;	/* 1: multishot RECV + buffer ring */
+	int			recv_armed;	/* RECVs outstanding */
+	int			need_arm;
+	void			*br;		/* struct io_uring_buf_ring */
+	size_t			br_size;
+	int			bgid;
+	unsigned char		*bufs;
+	unsigned int		nbufs;
+	unsigned int		buf_size;
+	unsigned short		*held;		/* buffers lent to the caller */
+	unsigned int		nheld;
+	struct prism_ring_slot	*slots;
+	unsigned int		nslots;
+	int			free_slot;
+	unsigned int		sends_inflight;	/* SENDMSGs without CQE */
+	unsigned int		chains_inflight;/* chains without completion */
+	unsigned int		queued;		/* SQEs not yet submitted */
+	unsigned int		rearms;		/* multishot RECV re-armed (buffers ran out) */
+};
+
+/*
+ * Set up an io_uring of entries SQEs for socket fd; at most entries chains
+ * can be queued but not yet sent.  nbufs receive buffers of buf_size bytes
+ * (0: defaults 2 * entries, 4096).  flags: PRISM_RING_*.
+ */
+int prism_ring_init(struct prism_ring *r, int fd, unsigned int entries,
+		    unsigned int nbufs, unsigned int buf_size, unsigned int flags);
+void prism_ring_exit(struct prism_ring *r);
+/* 1 when completions use multishot RECV with a buffer ring. */
+int prism_ring_multishot(const struct prism_ring *r);
+
+/*
+ * Queue chain c (copied) for dst as an IORING_OP_SENDMSG; nothing is sent
+ * before prism_ring_submit().  Returns 0, -EBUSY when entries chains are
+ * already queued or being sent (reap first), or the chain's error.
+ */
+int prism_ring_queue(struct prism_ring *r, const struct sockaddr_prism *dst,
+		     const struct prism_chain_buf *c);
+/* io_uring_submit() of everything queued.  Returns SQEs submitted or -errno. */
+int prism_ring_submit(struct prism_ring *r);
+/* Chains queued or sent whose completion has not been reaped. */
+unsigned int prism_ring_inflight(const struct prism_ring *r);
+
+/*
+ * Collect up to max events into out, waiting (submitting anything queued)
+ * until at least min_events arrived or timeout_ms passed (-1: no limit).
+ * Messages stay valid until the next reap call.  Returns the number of
+ * events (possibly fewer than min_events on timeout) or -errno.
+ */
+int prism_ring_reap(struct prism_ring *r, struct prism_ring_cqe *out,
+		    unsigned int max, unsigned int min_events, int timeout_ms);
+
+typedef void (*prism_ring_cb)(void *arg, const struct prism_ring_cqe *cqe);
+/* Same, handing each event to cb; returns the number of events or -errno. */
+int prism_ring_run(struct prism_ring *r, prism_ring_cb cb, void *arg,
+		   unsigned int min_events, int timeout_ms);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* LIBURING_PRISM_H */
