@@ -1,0 +1,223 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * PRISM-TX: serializable transactions with one-sided commit (Burke et al.,
+ * SOSP'21, section on PRISM-TX), plus a FaRM-style OCC baseline.
+ *
+ * Keys 0..nkeys-1; key k lives on shard k % nshards in slot k / nshards.
+ * Every value is a 64-bit number (a bank balance, a YCSB-T counter).
+ *
+ * PRISM-TX slot (32 bytes, one atomic unit for 32-byte CAS/READ):
+ *
+ *	word 0  PR   highest timestamp of a validated (prepared) read
+ *	word 1  PW   timestamp of the latest prepared write
+ *	word 2  C    timestamp of the committed version (or of an aborted
+ *		     writer that raised it, see below)
+ *	word 3  ptr  address of the committed version's buffer
+ *
+ *	version buffer (16 bytes, from the shard's ALLOCATE free list):
+ *	word 0  ts   timestamp of the transaction that wrote it (0: initial)
+ *	word 1  value
+ *
+ * Invariant: PW >= C.  PW == C means no write is pending on the key; at
+ * most one write is pending at a time (write validation requires PW == C),
+ * so a commit's CAS_GT never loses to a later writer and an aborted writer
+ * can raise C to its own timestamp without hiding anyone's write.
+ *
+ * Ordered CAS compares little-endian integers, the last byte most
+ * significant: over words 0..2 the number is (C, PW, PR) in lexicographic
+ * order.  With compare value (PR:=TS, PW:=RC, C:=RC), where RC is the C
+ * the transaction observed when it read the key:
+ *	(TS, RC, RC) > (PR, PW, C)  <=>  C == RC && PW == RC && TS > PR
+ * because C >= RC and PW >= C always hold.  That single GT CAS is both
+ * checks of the paper's validation: nobody committed or prepared a write
+ * since our read, and no later reader validated (for writes).
+ *
+ * Chains (one per shard per phase; ops of different keys are independent):
+ *
+ *  EXECUTE, per key:  READ slot (32)            -> PR, PW, C, ptr
+ *                     READ INDIRECT slot.ptr 16 -> buffer ts, value
+ *     (the buffer is consistent with the slot iff buffer.ts <= slot.C: a
+ *     version installed between the two ops has ts > the C we saw)
+ *  PREPARE, read-only key: CAS GT 24 B at slot, compare (TS,RC,RC),
+ *     swap PR := TS.  A failure whose old value shows C == PW == RC and
+ *     PR >= TS also validates (a later reader already protects us).
+ *  PREPARE, written key:  the same CAS, swap PW := TS.
+ *  COMMIT, written key (4 ops, scratch bytes 16i..16i+16 for key i):
+ *     WRITE  scratch[16i]   := TS
+ *     ALLOC  {TS, value}    -> scratch[16i+8]          (new buffer)
+ *     CAS GT 16 B at slot.C, CONDITIONAL: compare C := TS (mask C only),
+ *            swap {C, ptr} := scratch[16i..16i+16)    (old {C, ptr} back)
+ *     READ   scratch[16i+8] -> the new buffer's address (for recycling
+ *            when this attempt repeats one that already committed)
+ *  ABORT, written key whose prepare ran or may have run:
+ *     CAS EQ 16 B at slot.PW: compare PW == TS (mask PW only), swap
+ *     C := TS (mask C only).  Raising C to PW ends the pending state;
+ *     readers of the old version then fail validation, which is safe.
+ *  Replaced buffers go back to the shard server in SEND messages; it posts
+ *  them to the free list (allocatable after a grace period).
+ *
+ * FaRM-style slot (32 bytes): word 0 head = version << 1 | locked,
+ * word 1 value, word 2 tail = version << 1; the server writes value, tail,
+ * head in that order, a reader accepts a 24-byte read only when
+ * head == tail (unlocked).  Lock, commit and unlock are SEND RPCs.
+ */
+#ifndef TX_H
+#define TX_H
+
+#include <stdint.h>
+#include <string.h>
+
+#define TX_MAX_SHARDS	8
+#define TX_SLOT_SIZE	32
+#define TX_BUF_SIZE	16
+#define TX_MAX_KEYS_TX	32	/* keys one transaction touches */
+
+/* Offsets of the words of a PRISM-TX slot. */
+#define TX_PR	0
+#define TX_PW	8
+#define TX_C	16
+#define TX_PTR	24
+
+/* Timestamps: microseconds of a loosely synchronized clock, client id below. */
+#define TX_CID_BITS	16
+#define TX_CID_MASK	((1ULL << TX_CID_BITS) - 1)
+
+static inline uint64_t tx_ts_make(uint64_t us, unsigned int cid)
+{
+	return (us << TX_CID_BITS) | (cid & TX_CID_MASK);
+}
+
+static inline uint64_t tx_ts_us(uint64_t ts)
+{
+	return ts >> TX_CID_BITS;
+}
+
+static inline unsigned int tx_ts_cid(uint64_t ts)
+{
+	return (unsigned int)(ts & TX_CID_MASK);
+}
+
+/*
+ * Next timestamp of client cid: the clock now_us, but strictly above this
+ * client's previous timestamp and above every version it read (floor), so
+ * a transaction is ordered after what it observed even if clocks drift.
+ */
+static inline uint64_t tx_ts_next(uint64_t now_us, unsigned int cid,
+				  uint64_t last, uint64_t floor)
+{
+	uint64_t us = now_us;
+
+	if (last && us <= tx_ts_us(last))
+		us = tx_ts_us(last) + 1;
+	if (floor && us <= tx_ts_us(floor))
+		us = tx_ts_us(floor) + 1;
+	return tx_ts_make(us, cid);
+}
+
+static inline void tx_put64(unsigned char *p, uint64_t v)
+{
+	for (int i = 0; i < 8; i++)
+		p[i] = (unsigned char)(v >> (8 * i));
+}
+
+static inline uint64_t tx_get64(const unsigned char *p)
+{
+	uint64_t v = 0;
+
+	for (int i = 7; i >= 0; i--)
+		v = (v << 8) | p[i];
+	return v;
+}
+
+/* Operands of one CAS (len bytes each). */
+struct tx_cas_operands {
+	unsigned int len;
+	unsigned char cmp[24], swap[24], cmask[24], smask[24];
+};
+
+enum tx_validate_kind { TX_VALIDATE_READ, TX_VALIDATE_WRITE };
+
+/* Prepare CAS (GT, 24 bytes at the slot): see the comment at the top. */
+static inline void tx_prepare_operands(struct tx_cas_operands *o,
+				       enum tx_validate_kind kind,
+				       uint64_t ts, uint64_t rc)
+{
+	unsigned int word = kind == TX_VALIDATE_READ ? TX_PR : TX_PW;
+
+	memset(o, 0, sizeof(*o));
+	o->len = 24;
+	tx_put64(o->cmp + TX_PR, ts);
+	tx_put64(o->cmp + TX_PW, rc);
+	tx_put64(o->cmp + TX_C, rc);
+	memset(o->cmask, 0xff, 24);
+	tx_put64(o->swap + word, ts);
+	memset(o->smask + word, 0xff, 8);
+}
+
+/*
+ * Whether a failed read-validation CAS still validates, from the old
+ * value it returned: nothing committed or pending since our read, and PR
+ * already at or above our timestamp.
+ */
+static inline int tx_read_ok_from_old(const unsigned char old[24],
+				      uint64_t ts, uint64_t rc)
+{
+	return tx_get64(old + TX_C) == rc && tx_get64(old + TX_PW) == rc &&
+	       tx_get64(old + TX_PR) >= ts;
+}
+
+/* Abort CAS (EQ, 16 bytes at slot + TX_PW): if PW == ts then C := ts. */
+static inline void tx_release_operands(struct tx_cas_operands *o, uint64_t ts)
+{
+	memset(o, 0, sizeof(*o));
+	o->len = 16;
+	tx_put64(o->cmp, ts);
+	memset(o->cmask, 0xff, 8);
+	tx_put64(o->swap + 8, ts);
+	memset(o->smask + 8, 0xff, 8);
+}
+
+/* Commit CAS (GT, 16 bytes at slot + TX_C): compare part only. */
+static inline void tx_commit_operands(struct tx_cas_operands *o, uint64_t ts)
+{
+	memset(o, 0, sizeof(*o));
+	o->len = 16;
+	tx_put64(o->cmp, ts);
+	memset(o->cmask, 0xff, 8);
+	memset(o->smask, 0xff, 16);
+}
+
+/* FaRM RPCs (SEND payloads). */
+#define FARM_MAGIC	0x4641524dU
+enum farm_type { FARM_LOCK = 1, FARM_COMMIT = 2, FARM_UNLOCK = 3 };
+#define FARM_MAX_ENTRIES 32
+
+struct farm_entry {
+	uint32_t slot;
+	uint32_t pad;
+	uint64_t arg;		/* LOCK: expected version; COMMIT: new value */
+};
+
+struct farm_req {
+	uint32_t magic;
+	uint8_t type;
+	uint8_t n;
+	uint16_t pad;
+	uint64_t seq;		/* echoed in the reply */
+	uint64_t txid;		/* lock owner */
+	struct farm_entry e[FARM_MAX_ENTRIES];
+};
+
+struct farm_rep {
+	uint32_t magic;
+	uint8_t type;
+	uint8_t ok;
+	uint16_t pad;
+	uint64_t seq;
+};
+
+/* Recycling message to a PRISM-TX shard: "RCYC" then buffer addresses. */
+#define TX_RECYCLE_MAGIC 0x52435943U
+#define TX_RECYCLE_MAX	120
+
+#endif /* TX_H */

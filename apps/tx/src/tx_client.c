@@ -1,0 +1,440 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Transaction workloads over PRISM-TX or the FaRM-style baseline.
+ *
+ * tx_client -s INFO1,INFO2[,...] [options]
+ *   -i IFNAME     interface (eth0)
+ *   -p PROTO      prism | farm
+ *   -w WORKLOAD   bank  (transfers between random accounts, 10% audits
+ *                        reading every account and checking the total)
+ *                 skew  (read 2 keys, write one: write skew if reads are
+ *                        not validated)
+ *                 ycsb  (YCSB-T: read-modify-write of -r keys)
+ *   -k KEYS       keys the workload uses (default: all of the shards')
+ *   -r N          keys per YCSB-T transaction (4)
+ *   -z THETA      Zipf skew (0: uniform)
+ *   -c CID        client id of the first thread (1..65535)
+ *   -t THREADS    client threads, one socket each (1)
+ *   -d MS         run for MS milliseconds ... -n N  ... or N transactions per thread
+ *   -I VALUE      initial value of every key (bank audits check KEYS*VALUE)
+ *   -H PREFIX     write committed transactions to PREFIX.<cid>
+ *   -B            broken: skip read validation (the checker must object)
+ *   -D FILE       dump the final state to FILE ("F key ver val") and exit
+ * Prints one line of key=value results.
+ */
+#include <inttypes.h>
+#include <math.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "txlib.h"
+
+enum workload { W_BANK, W_SKEW, W_YCSB };
+
+struct opts {
+	const char *ifname, *infos, *hist, *dump;
+	enum tx_proto proto;
+	enum workload wl;
+	unsigned int keys, per_tx, cid, threads, broken;
+	double theta;
+	long duration_ms, ntx;
+	uint64_t init;
+};
+
+struct worker {
+	pthread_t th;
+	const struct opts *o;
+	const double *cdf;
+	unsigned int cid;
+	struct txc c;
+	uint64_t rng;
+	uint64_t *lat;
+	size_t nlat, caplat;
+	uint64_t audits, audit_bad, gave_up, attempts;
+	int err;
+};
+
+static uint64_t rnd(uint64_t *s)
+{
+	/* xorshift64*: per-thread, seeded by client id */
+	*s ^= *s >> 12;
+	*s ^= *s << 25;
+	*s ^= *s >> 27;
+	return *s * 2685821657736338717ULL;
+}
+
+static double rnd01(uint64_t *s)
+{
+	return (double)(rnd(s) >> 11) / 9007199254740992.0;
+}
+
+/* Zipf CDF over n ranks (theta 0: uniform). */
+static double *zipf_cdf(unsigned int n, double theta)
+{
+	double *cdf = malloc(n * sizeof(*cdf)), sum = 0;
+
+	if (!cdf)
+		return NULL;
+	for (unsigned int i = 0; i < n; i++) {
+		sum += 1.0 / pow((double)(i + 1), theta);
+		cdf[i] = sum;
+	}
+	for (unsigned int i = 0; i < n; i++)
+		cdf[i] /= sum;
+	return cdf;
+}
+
+static uint32_t pick(struct worker *w)
+{
+	double u = rnd01(&w->rng);
+	unsigned int lo = 0, hi = w->o->keys - 1;
+
+	while (lo < hi) {
+		unsigned int mid = (lo + hi) / 2;
+
+		if (w->cdf[mid] < u)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
+/* n distinct keys. */
+static void pick_keys(struct worker *w, uint32_t *keys, unsigned int n)
+{
+	for (unsigned int i = 0; i < n; i++) {
+		int dup;
+
+		do {
+			keys[i] = pick(w);
+			dup = 0;
+			for (unsigned int j = 0; j < i; j++)
+				dup |= keys[j] == keys[i];
+		} while (dup);
+	}
+}
+
+static void backoff(struct worker *w, unsigned int attempt)
+{
+	/* Randomized backoff after an abort so conflicting clients spread out. */
+	unsigned int cap = attempt < 20 ? attempt : 20;
+	long us = (long)(rnd(&w->rng) % (100 * cap + 1));
+	struct timespec d = { 0, us * 1000 };
+
+	nanosleep(&d, NULL);
+}
+
+/*
+ * Run one logical transaction until it commits.  Returns TX_COMMITTED,
+ * TX_ABORTED (gave up) or <0.
+ */
+static int one_tx(struct worker *w, FILE *hist)
+{
+	const struct opts *o = w->o;
+	uint32_t keys[TX_MAX_KEYS_TX];
+	unsigned int n = 0, audit = 0;
+	uint64_t amount = 0;
+	struct tx t;
+
+	switch (o->wl) {
+	case W_BANK:
+		if (rnd(&w->rng) % 10 == 0 && o->keys <= TX_MAX_KEYS_TX) {
+			audit = 1;
+			for (n = 0; n < o->keys; n++)
+				keys[n] = n;
+		} else {
+			n = 2;
+			pick_keys(w, keys, 2);
+			amount = 1 + rnd(&w->rng) % 10;
+		}
+		break;
+	case W_SKEW:
+		n = 2;
+		pick_keys(w, keys, 2);
+		break;
+	case W_YCSB:
+		n = o->per_tx;
+		pick_keys(w, keys, n);
+		break;
+	}
+	for (unsigned int attempt = 1; attempt <= 2000; attempt++) {
+		int r;
+
+		w->attempts++;
+		tx_begin(&w->c, &t);
+		r = tx_read(&w->c, &t, keys, n);
+		if (r == 0) {
+			switch (o->wl) {
+			case W_BANK:
+				if (!audit && tx_value(&t, keys[0]) >= amount) {
+					tx_write(&t, keys[0], tx_value(&t, keys[0]) - amount);
+					tx_write(&t, keys[1], tx_value(&t, keys[1]) + amount);
+				}
+				break;
+			case W_SKEW:
+				tx_write(&t, keys[0], tx_value(&t, keys[1]) + 1);
+				break;
+			case W_YCSB:
+				for (unsigned int i = 0; i < n; i++)
+					tx_write(&t, keys[i], tx_value(&t, keys[i]) + 1);
+				break;
+			}
+			r = tx_commit(&w->c, &t);
+		} else if (r == TX_ABORTED) {
+			w->c.st.aborts++;
+		}
+		if (r < 0)
+			return r;
+		if (r == TX_COMMITTED) {
+			if (audit) {
+				uint64_t sum = 0;
+
+				for (unsigned int i = 0; i < n; i++)
+					sum += tx_value(&t, keys[i]);
+				w->audits++;
+				if (sum != (uint64_t)o->keys * o->init)
+					w->audit_bad++;
+			}
+			if (hist)
+				tx_record(&w->c, &t, hist);
+			return TX_COMMITTED;
+		}
+		backoff(w, attempt);
+	}
+	w->gave_up++;
+	return TX_ABORTED;
+}
+
+static void *worker_main(void *arg)
+{
+	struct worker *w = arg;
+	const struct opts *o = w->o;
+	uint64_t start = tx_now_us();
+	FILE *hist = NULL;
+	char path[512];
+
+	if (o->hist) {
+		snprintf(path, sizeof(path), "%s.%u", o->hist, w->cid);
+		hist = fopen(path, "w");
+		if (!hist) {
+			w->err = -errno;
+			return NULL;
+		}
+	}
+	for (long i = 0;; i++) {
+		uint64_t t0 = tx_now_us();
+		int r;
+
+		if (o->ntx ? i >= o->ntx :
+		    (long)(t0 - start) >= o->duration_ms * 1000)
+			break;
+		r = one_tx(w, hist);
+		if (r < 0) {
+			w->err = r;
+			break;
+		}
+		if (r == TX_COMMITTED) {
+			if (w->nlat == w->caplat) {
+				size_t cap = w->caplat ? 2 * w->caplat : 4096;
+				uint64_t *n = realloc(w->lat, cap * sizeof(*n));
+
+				if (!n) {
+					w->err = -ENOMEM;
+					break;
+				}
+				w->lat = n;
+				w->caplat = cap;
+			}
+			w->lat[w->nlat++] = tx_now_us() - t0;
+		}
+	}
+	txc_flush(&w->c);
+	if (hist && fclose(hist))
+		w->err = -EIO;
+	return NULL;
+}
+
+static int cmp_u64(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+static int dump(const struct opts *o)
+{
+	struct txc c;
+	uint64_t sum;
+	FILE *f;
+	int r = txc_open(&c, o->ifname, o->infos, o->proto, o->cid);
+
+	if (r) {
+		fprintf(stderr, "tx_client: open: %s\n", strerror(-r));
+		return 1;
+	}
+	f = fopen(o->dump, "w");
+	if (!f) {
+		perror(o->dump);
+		return 1;
+	}
+	r = tx_dump(&c, f, &sum);
+	if (fclose(f) || r < 0) {
+		fprintf(stderr, "tx_client: dump failed\n");
+		return 1;
+	}
+	printf("dump keys=%u sum=%" PRIu64 " pending=%d\n", c.nkeys, sum, r);
+	txc_close(&c);
+	return r ? 1 : 0;
+}
+
+static void usage(void)
+{
+	fprintf(stderr, "usage: tx_client -s INFO1,INFO2 [-i IF] [-p prism|farm] "
+		"[-w bank|skew|ycsb] [-k KEYS] [-r N] [-z THETA] [-c CID] [-t THREADS] "
+		"[-d MS | -n N] [-I VALUE] [-H PREFIX] [-B] [-D FILE]\n");
+	exit(2);
+}
+
+int main(int argc, char **argv)
+{
+	struct opts o = { .ifname = "eth0", .proto = TX_PROTO_PRISM, .wl = W_YCSB,
+			  .per_tx = 4, .cid = 1, .threads = 1,
+			  .duration_ms = 2000 };
+	struct tx_stats tot = { 0 };
+	uint64_t audits = 0, audit_bad = 0, gave_up = 0, attempts = 0, *lat;
+	size_t nlat = 0;
+	struct worker *w;
+	double *cdf, mean = 0;
+	uint64_t t0, elapsed;
+	int opt, err = 0;
+
+	while ((opt = getopt(argc, argv, "i:s:p:w:k:r:z:c:t:d:n:I:H:BD:")) != -1) {
+		switch (opt) {
+		case 'i': o.ifname = optarg; break;
+		case 's': o.infos = optarg; break;
+		case 'p':
+			if (!strcmp(optarg, "prism"))
+				o.proto = TX_PROTO_PRISM;
+			else if (!strcmp(optarg, "farm"))
+				o.proto = TX_PROTO_FARM;
+			else
+				usage();
+			break;
+		case 'w':
+			if (!strcmp(optarg, "bank"))
+				o.wl = W_BANK;
+			else if (!strcmp(optarg, "skew"))
+				o.wl = W_SKEW;
+			else if (!strcmp(optarg, "ycsb"))
+				o.wl = W_YCSB;
+			else
+				usage();
+			break;
+		case 'k': o.keys = (unsigned int)atoi(optarg); break;
+		case 'r': o.per_tx = (unsigned int)atoi(optarg); break;
+		case 'z': o.theta = atof(optarg); break;
+		case 'c': o.cid = (unsigned int)atoi(optarg); break;
+		case 't': o.threads = (unsigned int)atoi(optarg); break;
+		case 'd': o.duration_ms = atol(optarg); break;
+		case 'n': o.ntx = atol(optarg); break;
+		case 'I': o.init = strtoull(optarg, NULL, 0); break;
+		case 'H': o.hist = optarg; break;
+		case 'B': o.broken = 1; break;
+		case 'D': o.dump = optarg; break;
+		default: usage();
+		}
+	}
+	if (!o.infos || !o.threads || !o.cid || o.cid + o.threads > 65536 ||
+	    !o.per_tx || o.per_tx > TX_MAX_KEYS_TX)
+		usage();
+	if (o.dump)
+		return dump(&o);
+	w = calloc(o.threads, sizeof(*w));
+	if (!w)
+		return 1;
+	for (unsigned int i = 0; i < o.threads; i++) {
+		int r = txc_open(&w[i].c, o.ifname, o.infos, o.proto, o.cid + i);
+
+		if (r) {
+			fprintf(stderr, "tx_client: open: %s\n", strerror(-r));
+			return 1;
+		}
+		w[i].c.skip_read_validation = (int)o.broken;
+		if (!o.keys || o.keys > w[i].c.nkeys)
+			o.keys = w[i].c.nkeys;
+	}
+	if (o.keys < 2 || o.keys < o.per_tx)
+		usage();
+	cdf = zipf_cdf(o.keys, o.theta);
+	if (!cdf)
+		return 1;
+	t0 = tx_now_us();
+	for (unsigned int i = 0; i < o.threads; i++) {
+		w[i].o = &o;
+		w[i].cdf = cdf;
+		w[i].cid = o.cid + i;
+		w[i].rng = 0x9e3779b97f4a7c15ULL ^ ((uint64_t)w[i].cid << 32) ^ t0;
+		if (pthread_create(&w[i].th, NULL, worker_main, &w[i]))
+			return 1;
+	}
+	for (unsigned int i = 0; i < o.threads; i++) {
+		pthread_join(w[i].th, NULL);
+		nlat += w[i].nlat;
+	}
+	elapsed = tx_now_us() - t0;
+	lat = malloc((nlat + 1) * sizeof(*lat));
+	if (!lat)
+		return 1;
+	nlat = 0;
+	for (unsigned int i = 0; i < o.threads; i++) {
+		struct tx_stats *s = &w[i].c.st;
+
+		if (w[i].err) {
+			fprintf(stderr, "tx_client: thread %u: %s\n", i,
+				strerror(-w[i].err));
+			err = 1;
+		}
+		memcpy(lat + nlat, w[i].lat, w[i].nlat * sizeof(*lat));
+		nlat += w[i].nlat;
+		tot.commits += s->commits;
+		tot.aborts += s->aborts;
+		tot.timeouts += s->timeouts;
+		tot.nobuf_retries += s->nobuf_retries;
+		tot.recycled += s->recycled;
+		tot.recycle_lost += s->recycle_lost;
+		tot.rpc_resends += s->rpc_resends;
+		audits += w[i].audits;
+		audit_bad += w[i].audit_bad;
+		gave_up += w[i].gave_up;
+		attempts += w[i].attempts;
+		txc_close(&w[i].c);
+		free(w[i].lat);
+	}
+	qsort(lat, nlat, sizeof(*lat), cmp_u64);
+	for (size_t i = 0; i < nlat; i++)
+		mean += (double)lat[i];
+	mean = nlat ? mean / (double)nlat : 0;
+	printf("proto=%s workload=%s theta=%.2f threads=%u keys=%u commits=%" PRIu64
+	       " aborts=%" PRIu64 " abort_rate=%.4f tput=%.1f lat_mean_us=%.0f"
+	       " lat_p99_us=%" PRIu64 " audits=%" PRIu64 " audit_bad=%" PRIu64
+	       " gave_up=%" PRIu64 " timeouts=%" PRIu64 " nobuf=%" PRIu64
+	       " recycled=%" PRIu64 " recycle_lost=%" PRIu64 " rpc_resends=%" PRIu64
+	       " errors=%d\n",
+	       o.proto == TX_PROTO_PRISM ? "prism" : "farm",
+	       o.wl == W_BANK ? "bank" : o.wl == W_SKEW ? "skew" : "ycsb",
+	       o.theta, o.threads, o.keys, tot.commits, tot.aborts,
+	       attempts ? (double)tot.aborts / (double)attempts : 0.0,
+	       elapsed ? (double)tot.commits * 1e6 / (double)elapsed : 0.0, mean,
+	       nlat ? lat[(nlat * 99) / 100 < nlat ? (nlat * 99) / 100 : nlat - 1] : 0,
+	       audits, audit_bad, gave_up, tot.timeouts, tot.nobuf_retries,
+	       tot.recycled, tot.recycle_lost, tot.rpc_resends, err);
+	free(lat);
+	free(cdf);
+	free(w);
+	return err || audit_bad ? 1 : 0;
+}

@@ -1,0 +1,264 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Shard server for PRISM-TX and the FaRM-style baseline.
+ *
+ * Usage: tx_server IFNAME SHARD NSHARDS NKEYS INIT_VALUE INFO_FILE
+ *
+ * Registers one region: PRISM-TX slots, FaRM slots, and a pool of 16-byte
+ * version buffers (one per key holds the initial version, the rest are
+ * posted to an ALLOCATE free list).  Writes one line to INFO_FILE (via a
+ * rename, so readers never see half of it) and then only receives SEND
+ * messages: recycled PRISM-TX buffers (posted back to the free list) and
+ * FaRM lock/commit/unlock RPCs.  PRISM-TX transactions never wake it
+ * except for recycling.
+ */
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include "liburing-prism.h"
+#include "tx.h"
+
+#define POOL_EXTRA	32768u
+#define POOL_MAX	65536u
+
+struct server {
+	int fd;
+	unsigned char *mem;
+	size_t len;
+	unsigned char *ptx, *farm, *pool;
+	uint32_t nslots, nbufs, fl;
+	uint64_t *owner;	/* FaRM: lock owner txid per slot, 0 = free */
+	uint64_t recycled, rpcs;
+};
+
+static void farm_store(unsigned char *p, uint64_t v)
+{
+	/* Whole-word release stores: the kernel copies slots concurrently. */
+	__atomic_store_n((uint64_t *)(void *)p, v, __ATOMIC_RELEASE);
+}
+
+static uint64_t farm_load(const unsigned char *p)
+{
+	return __atomic_load_n((const uint64_t *)(const void *)p, __ATOMIC_ACQUIRE);
+}
+
+static int farm_apply(struct server *s, const struct farm_req *q)
+{
+	int ok = 1;
+
+	for (unsigned int i = 0; i < q->n; i++) {
+		const struct farm_entry *e = &q->e[i];
+		unsigned char *slot;
+		uint64_t head;
+
+		if (e->slot >= s->nslots)
+			return 0;
+		slot = s->farm + (size_t)e->slot * TX_SLOT_SIZE;
+		head = farm_load(slot);
+		switch (q->type) {
+		case FARM_LOCK:
+			if (s->owner[e->slot] == q->txid)
+				break;	/* a repeated request */
+			if (s->owner[e->slot] || (head >> 1) != e->arg) {
+				ok = 0;
+				break;
+			}
+			s->owner[e->slot] = q->txid;
+			farm_store(slot, head | 1);
+			break;
+		case FARM_COMMIT:
+			if (s->owner[e->slot] != q->txid)
+				break;	/* already committed by a repeat */
+			farm_store(slot + 8, e->arg);
+			farm_store(slot + 16, ((head >> 1) + 1) << 1);
+			farm_store(slot, ((head >> 1) + 1) << 1);
+			s->owner[e->slot] = 0;
+			break;
+		case FARM_UNLOCK:
+			if (s->owner[e->slot] != q->txid)
+				break;
+			farm_store(slot, head & ~1ULL);
+			s->owner[e->slot] = 0;
+			break;
+		default:
+			return 0;
+		}
+		if (!ok)
+			break;
+	}
+	if (!ok) {
+		/* A refused LOCK keeps nothing: release what this tx holds here. */
+		for (unsigned int i = 0; i < q->n; i++) {
+			uint32_t sl = q->e[i].slot;
+
+			if (sl < s->nslots && s->owner[sl] == q->txid) {
+				unsigned char *slot = s->farm + (size_t)sl * TX_SLOT_SIZE;
+
+				farm_store(slot, farm_load(slot) & ~1ULL);
+				s->owner[sl] = 0;
+			}
+		}
+	}
+	return ok;
+}
+
+static void handle_send(struct server *s, const unsigned char *d, uint32_t len,
+			const struct sockaddr_prism *src)
+{
+	uint32_t magic;
+
+	if (len < 4)
+		return;
+	memcpy(&magic, d, 4);
+	if (magic == TX_RECYCLE_MAGIC) {
+		__u64 addrs[TX_RECYCLE_MAX];
+		uint32_t n = 0;
+		uintptr_t lo = (uintptr_t)s->pool;
+		uintptr_t hi = lo + (size_t)s->nbufs * TX_BUF_SIZE;
+
+		for (uint32_t off = 8; off + 8 <= len && n < TX_RECYCLE_MAX; off += 8) {
+			uint64_t a = tx_get64(d + off);
+
+			/* Only our own pool's buffers, never anything else. */
+			if (a >= lo && a < hi && (a - lo) % TX_BUF_SIZE == 0)
+				addrs[n++] = a;
+		}
+		if (n && prism_fl_post(s->fd, s->fl, addrs, n) == 0)
+			s->recycled += n;
+		return;
+	}
+	if (magic == FARM_MAGIC && len >= offsetof(struct farm_req, e)) {
+		struct farm_req q;
+		struct farm_rep rep = { .magic = FARM_MAGIC };
+		_Alignas(8) unsigned char cbuf[256];
+		struct prism_chain_buf c;
+
+		memset(&q, 0, sizeof(q));
+		memcpy(&q, d, len < sizeof(q) ? len : sizeof(q));
+		if (q.n > FARM_MAX_ENTRIES ||
+		    len < offsetof(struct farm_req, e) + q.n * sizeof(q.e[0]))
+			return;
+		rep.type = q.type;
+		rep.seq = q.seq;
+		rep.ok = (uint8_t)farm_apply(s, &q);
+		s->rpcs++;
+		prism_chain_init(&c, cbuf, sizeof(cbuf), q.seq);
+		prism_prep_send(&c, &rep, sizeof(rep));
+		prism_submit(s->fd, src, &c);	/* completion drained below */
+	}
+}
+
+int main(int argc, char **argv)
+{
+	struct server s = { 0 };
+	unsigned int shard, nshards, nkeys;
+	uint64_t init;
+	__u64 rkey, *addrs;
+	struct sockaddr_prism me;
+	char mac[18], tmp[4096];
+	size_t off;
+	FILE *f;
+	int err;
+
+	if (argc != 7) {
+		fprintf(stderr, "usage: %s IFNAME SHARD NSHARDS NKEYS INIT_VALUE INFO_FILE\n",
+			argv[0]);
+		return 2;
+	}
+	shard = (unsigned int)strtoul(argv[2], NULL, 0);
+	nshards = (unsigned int)strtoul(argv[3], NULL, 0);
+	nkeys = (unsigned int)strtoul(argv[4], NULL, 0);
+	init = strtoull(argv[5], NULL, 0);
+	if (!nshards || nshards > TX_MAX_SHARDS || shard >= nshards || !nkeys) {
+		fprintf(stderr, "bad shard parameters\n");
+		return 2;
+	}
+	s.nslots = (nkeys + nshards - 1) / nshards;
+	s.nbufs = s.nslots + POOL_EXTRA;
+	if (s.nbufs > POOL_MAX) {
+		fprintf(stderr, "too many keys per shard\n");
+		return 2;
+	}
+	s.fd = prism_open(argv[1], 0, 0);
+	if (s.fd < 0) {
+		fprintf(stderr, "prism_open: %s\n", strerror(-s.fd));
+		return 1;
+	}
+	s.len = (size_t)s.nslots * TX_SLOT_SIZE * 2 + (size_t)s.nbufs * TX_BUF_SIZE;
+	s.len = (s.len + 4095) & ~(size_t)4095;
+	s.mem = mmap(NULL, s.len, PROT_READ | PROT_WRITE,
+		     MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	s.owner = calloc(s.nslots, sizeof(*s.owner));
+	addrs = calloc(s.nbufs, sizeof(*addrs));
+	if (s.mem == MAP_FAILED || !s.owner || !addrs) {
+		perror("memory");
+		return 1;
+	}
+	memset(s.mem, 0, s.len);
+	s.ptx = s.mem;
+	s.farm = s.ptx + (size_t)s.nslots * TX_SLOT_SIZE;
+	s.pool = s.farm + (size_t)s.nslots * TX_SLOT_SIZE;
+	/* Initial versions: timestamp 0, buffer i of the pool for slot i. */
+	for (uint32_t i = 0; i < s.nslots; i++) {
+		unsigned char *buf = s.pool + (size_t)i * TX_BUF_SIZE;
+
+		tx_put64(buf + 8, init);
+		tx_put64(s.ptx + (size_t)i * TX_SLOT_SIZE + TX_PTR,
+			 (uint64_t)(uintptr_t)buf);
+		tx_put64(s.farm + (size_t)i * TX_SLOT_SIZE + 8, init);
+	}
+	err = prism_reg_mr(s.fd, s.mem, s.len, PRISM_ACCESS_ALL, &rkey);
+	if (!err)
+		err = prism_fl_create(s.fd, rkey, TX_BUF_SIZE, s.nbufs, &s.fl);
+	for (off = 0; off < s.nbufs - s.nslots; off++)
+		addrs[off] = (uint64_t)(uintptr_t)(s.pool +
+			(size_t)(s.nslots + off) * TX_BUF_SIZE);
+	if (!err)
+		err = prism_fl_post(s.fd, s.fl, addrs, s.nbufs - s.nslots);
+	if (!err)
+		err = prism_local_addr(s.fd, &me);
+	if (err) {
+		fprintf(stderr, "setup: %s\n", strerror(-err));
+		return 1;
+	}
+	free(addrs);
+	snprintf(tmp, sizeof(tmp), "%s.tmp", argv[6]);
+	f = fopen(tmp, "w");
+	if (!f) {
+		perror(tmp);
+		return 1;
+	}
+	fprintf(f, "shard=%u nshards=%u nkeys=%u mac=%s ep=%u rkey=0x%" PRIx64
+		" ptx=0x%" PRIx64 " farm=0x%" PRIx64 " fl=%u nslots=%u\n",
+		shard, nshards, nkeys, prism_format_mac(me.sprism_mac, mac),
+		me.sprism_ep, (uint64_t)rkey, (uint64_t)(uintptr_t)s.ptx,
+		(uint64_t)(uintptr_t)s.farm, s.fl, s.nslots);
+	if (fclose(f) || rename(tmp, argv[6])) {
+		perror(argv[6]);
+		return 1;
+	}
+	for (;;) {
+		_Alignas(8) unsigned char buf[4096];
+		struct sockaddr_prism src;
+		const struct prism_msg *m = (const void *)buf;
+		ssize_t n = prism_wait_from(s.fd, buf, sizeof(buf), &src, 0);
+		uint32_t dlen;
+		const void *d;
+
+		if (n < 0) {
+			if (n == -EINTR || n == -EMSGSIZE || n == -EPROTO)
+				continue;
+			fprintf(stderr, "recv: %s\n", strerror((int)-n));
+			return 1;
+		}
+		if (m->kind != PRISM_MSG_SEND)
+			continue;	/* completions of our FaRM replies */
+		d = prism_msg_send_data(m, &dlen);
+		if (d)
+			handle_send(&s, d, dlen, &src);
+	}
+}

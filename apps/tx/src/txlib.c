@@ -1,0 +1,940 @@
+// SPDX-License-Identifier: GPL-2.0
+/* PRISM-TX and FaRM-style transaction clients; the protocols are in tx.h. */
+#include "txlib.h"
+
+#include <inttypes.h>
+#include <poll.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#define CHAIN_CAP	1536	/* a chain and its reply fit one 1500-byte frame */
+#define OUT_CAP		2048
+#define MAX_BATCH	64
+#define CHAIN_TIMEOUT_MS 10000
+#define CHAIN_RETRIES	16
+#define RPC_REPLY_MS	3000
+/* 2020-09-13: keeps microsecond timestamps below 2^48 for decades. */
+#define TX_EPOCH_US	1600000000000000ULL
+
+uint64_t tx_now_us(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_REALTIME, &ts);
+	return (uint64_t)ts.tv_sec * 1000000ULL + (uint64_t)ts.tv_nsec / 1000 -
+	       TX_EPOCH_US;
+}
+
+/* One chain of a batch sent to several shards at once. */
+struct bchain {
+	int shard;
+	struct prism_chain_buf cb;
+	_Alignas(8) unsigned char cbuf[CHAIN_CAP];
+	_Alignas(8) unsigned char out[OUT_CAP];
+	const struct prism_msg *msg;	/* the completion, once done */
+	unsigned int nitems;
+	unsigned int item[PRISM_MAX_CHAIN];
+};
+
+static struct bchain *batch_add(struct bchain *b, unsigned int *n, int shard)
+{
+	struct bchain *x = &b[(*n)++];
+
+	x->shard = shard;
+	x->nitems = 0;
+	x->msg = NULL;
+	prism_chain_init(&x->cb, x->cbuf, sizeof(x->cbuf), 0);
+	return x;
+}
+
+/* Receive one message into buf, waiting up to timeout_ms (-1: forever). */
+static ssize_t recv_one(struct txc *c, void *buf, size_t len, int timeout_ms)
+{
+	struct pollfd p = { .fd = c->fd, .events = POLLIN };
+	ssize_t n;
+
+	for (;;) {
+		n = prism_wait_from(c->fd, buf, len, NULL, MSG_DONTWAIT);
+		if (n != -EAGAIN && n != -EINTR)
+			return n;
+		n = poll(&p, 1, timeout_ms);
+		if (n == 0)
+			return 0;
+		if (n < 0 && errno != EINTR)
+			return -errno;
+	}
+}
+
+/*
+ * Submit every chain of the batch, then collect all completions.  The
+ * module completes every accepted chain exactly once, so this ends.
+ */
+static int run_batch(struct txc *c, struct bchain *b, unsigned int n)
+{
+	uint64_t base = c->next_ud;
+	unsigned int left = n;
+
+	c->next_ud += n;
+	for (unsigned int i = 0; i < n; i++) {
+		int err;
+
+		prism_chain_set_user_data(&b[i].cb, base + i);
+		prism_chain_set_timeout(&b[i].cb, CHAIN_TIMEOUT_MS);
+		b[i].msg = NULL;
+		err = prism_submit(c->fd, &c->sh[b[i].shard].addr, &b[i].cb);
+		if (err) {
+			fprintf(stderr, "tx: submit: %s\n", strerror(-err));
+			return err;
+		}
+	}
+	while (left) {
+		_Alignas(8) unsigned char buf[OUT_CAP];
+		const struct prism_msg *m = (const void *)buf;
+		ssize_t r = recv_one(c, buf, sizeof(buf), -1);
+		uint64_t i;
+
+		if (r < 0) {
+			fprintf(stderr, "tx: recv: %s\n", strerror((int)-r));
+			return (int)r;
+		}
+		if (r == 0 || m->kind != PRISM_MSG_COMPLETION)
+			continue;	/* a late FaRM reply: its request is done */
+		i = m->user_data - base;
+		if (m->user_data < base || i >= n || b[i].msg)
+			continue;
+		memcpy(b[i].out, buf, (size_t)r);
+		b[i].msg = (const void *)b[i].out;
+		if (b[i].msg->status == PRISM_S_TIMEOUT)
+			c->st.timeouts++;
+		left--;
+	}
+	return 0;
+}
+
+static int op_ok(const struct prism_msg *m, unsigned int op)
+{
+	return m->status == PRISM_S_OK && prism_msg_op_status(m, op) == PRISM_S_OK;
+}
+
+static const unsigned char *op_out(const struct prism_msg *m, unsigned int op,
+				   uint32_t want)
+{
+	uint32_t len;
+	const unsigned char *p = prism_msg_data(m, op, &len);
+
+	return p && len == want ? p : NULL;
+}
+
+static int shard_of(const struct txc *c, uint32_t key)
+{
+	return (int)(key % c->nshards);
+}
+
+static uint64_t slot_addr(const struct txc *c, uint32_t key)
+{
+	const struct tx_shard *s = &c->sh[shard_of(c, key)];
+	uint64_t base = c->proto == TX_PROTO_PRISM ? s->ptx : s->farm;
+
+	return base + (uint64_t)(key / c->nshards) * TX_SLOT_SIZE;
+}
+
+/* ------------------------------------------------------------------ */
+
+static int parse_info(struct tx_shard *s, const char *path, unsigned int *nkeys,
+		      unsigned int *shard)
+{
+	char line[512], mac[32];
+	unsigned int nsh, ep;
+	FILE *f = fopen(path, "r");
+	int ok;
+
+	if (!f)
+		return -errno;
+	ok = fgets(line, sizeof(line), f) &&
+	     sscanf(line, "shard=%u nshards=%u nkeys=%u mac=%31s ep=%u rkey=%" SCNx64
+		    " ptx=%" SCNx64 " farm=%" SCNx64 " fl=%u nslots=%u",
+		    shard, &nsh, nkeys, mac, &ep, &s->rkey, &s->ptx, &s->farm,
+		    &s->fl, &s->nslots) == 10;
+	fclose(f);
+	if (!ok) {
+		/* sscanf wants "0x" accepted by %x: it is. */
+		return -EINVAL;
+	}
+	{
+		__u8 m[6];
+
+		if (prism_parse_mac(mac, m))
+			return -EINVAL;
+		prism_addr_init(&s->addr, m, ep);
+	}
+	return 0;
+}
+
+int txc_open(struct txc *c, const char *ifname, const char *infos,
+	     enum tx_proto proto, unsigned int cid)
+{
+	char *list = strdup(infos), *save = NULL, *p;
+	int err = 0;
+
+	memset(c, 0, sizeof(*c));
+	c->proto = proto;
+	c->cid = cid;
+	c->next_ud = 1;
+	c->fd = -1;
+	if (!list)
+		return -ENOMEM;
+	for (p = strtok_r(list, ",", &save); p; p = strtok_r(NULL, ",", &save)) {
+		struct tx_shard s;
+		unsigned int nkeys, shard;
+
+		err = parse_info(&s, p, &nkeys, &shard);
+		if (err)
+			break;
+		if (shard >= TX_MAX_SHARDS) {
+			err = -EINVAL;
+			break;
+		}
+		c->sh[shard] = s;
+		c->nshards++;
+		c->nkeys = nkeys;
+	}
+	free(list);
+	if (err)
+		return err;
+	if (!c->nshards)
+		return -EINVAL;
+	c->fd = prism_open(ifname, 0, 0);
+	if (c->fd < 0)
+		return c->fd;
+	prism_set_timeout(c->fd, CHAIN_TIMEOUT_MS);
+	prism_set_opt(c->fd, PRISM_RETRIES, CHAIN_RETRIES);
+	return 0;
+}
+
+void txc_close(struct txc *c)
+{
+	txc_flush(c);
+	if (c->fd >= 0)
+		close(c->fd);
+	c->fd = -1;
+}
+
+/* Give replaced version buffers back to their shard (one SEND per shard). */
+void txc_flush(struct txc *c)
+{
+	struct bchain *b = calloc(TX_MAX_SHARDS, sizeof(*b));
+	unsigned int n = 0;
+
+	if (!b)
+		return;
+	for (unsigned int s = 0; s < c->nshards; s++) {
+		unsigned char data[8 + 8 * TX_RECYCLE_MAX];
+		uint32_t magic = TX_RECYCLE_MAGIC;
+		struct bchain *x;
+
+		if (!c->nrecycle[s])
+			continue;
+		memset(data, 0, 8);
+		memcpy(data, &magic, 4);
+		for (unsigned int i = 0; i < c->nrecycle[s]; i++)
+			tx_put64(data + 8 + 8 * i, c->recycle[s][i]);
+		x = batch_add(b, &n, (int)s);
+		x->nitems = c->nrecycle[s];
+		prism_prep_send(&x->cb, data, 8 + 8 * c->nrecycle[s]);
+	}
+	if (n && run_batch(c, b, n) == 0) {
+		for (unsigned int i = 0; i < n; i++) {
+			int s = b[i].shard;
+
+			if (op_ok(b[i].msg, 0)) {
+				c->st.recycled += c->nrecycle[s];
+				c->nrecycle[s] = 0;
+			} else if (b[i].msg->status == PRISM_S_OK) {
+				continue;	/* RECV_FULL: try again later */
+			} else {
+				/*
+				 * Unknown outcome: sending again could post a
+				 * buffer twice, so leak them instead.
+				 */
+				c->st.recycle_lost += c->nrecycle[s];
+				c->nrecycle[s] = 0;
+			}
+		}
+	}
+	free(b);
+}
+
+static void recycle(struct txc *c, uint32_t key, uint64_t ptr)
+{
+	int s = shard_of(c, key);
+
+	if (!ptr)
+		return;
+	if (c->nrecycle[s] == TX_RECYCLE_MAX)
+		txc_flush(c);
+	if (c->nrecycle[s] < TX_RECYCLE_MAX)
+		c->recycle[s][c->nrecycle[s]++] = ptr;
+}
+
+/* ------------------------------------------------------------------ */
+
+void tx_begin(struct txc *c, struct tx *t)
+{
+	(void)c;
+	t->n = 0;
+	t->ts = 0;
+}
+
+static struct tx_item *find_item(struct tx *t, uint32_t key)
+{
+	for (unsigned int i = 0; i < t->n; i++)
+		if (t->it[i].key == key)
+			return &t->it[i];
+	return NULL;
+}
+
+uint64_t tx_value(const struct tx *t, uint32_t key)
+{
+	for (unsigned int i = 0; i < t->n; i++)
+		if (t->it[i].key == key)
+			return t->it[i].newval;
+	return 0;
+}
+
+int tx_write(struct tx *t, uint32_t key, uint64_t val)
+{
+	struct tx_item *it = find_item(t, key);
+
+	if (!it)
+		return -EINVAL;	/* writes must follow a read of the key */
+	it->written = 1;
+	it->newval = val;
+	return 0;
+}
+
+/* Ops per key of an execution read: PRISM 2 (slot, buffer), FaRM 1. */
+static unsigned int read_ops(const struct txc *c)
+{
+	return c->proto == TX_PROTO_PRISM ? 2 : 1;
+}
+
+static void prep_read(struct txc *c, struct bchain *x, uint32_t key)
+{
+	uint64_t rkey = c->sh[shard_of(c, key)].rkey, slot = slot_addr(c, key);
+
+	if (c->proto == TX_PROTO_PRISM) {
+		prism_prep_read(&x->cb, rkey, slot, TX_SLOT_SIZE);
+		prism_prep_read_indirect(&x->cb, rkey, slot + TX_PTR, TX_BUF_SIZE);
+	} else {
+		prism_prep_read(&x->cb, rkey, slot, 24);
+	}
+}
+
+/*
+ * Decode an execution read.  Returns 1 when the item is valid, 0 when the
+ * read must be repeated (torn), TX_ABORTED+1 when the key is locked or
+ * has a pending write.
+ */
+static int parse_read(const struct txc *c, const struct prism_msg *m,
+		      unsigned int op, struct tx_item *it)
+{
+	const unsigned char *a, *b;
+
+	if (m->status != PRISM_S_OK)
+		return 0;
+	if (c->proto == TX_PROTO_PRISM) {
+		uint64_t pw, cts;
+
+		a = op_out(m, op, TX_SLOT_SIZE);
+		b = op_out(m, op + 1, TX_BUF_SIZE);
+		if (!a || !b)
+			return -EIO;
+		pw = tx_get64(a + TX_PW);
+		cts = tx_get64(a + TX_C);
+		if (tx_get64(b) > cts)
+			return 0;	/* a newer version landed between the ops */
+		if (pw != cts)
+			return TX_ABORTED + 1;
+		it->rc = cts;
+		it->ptr = tx_get64(a + TX_PTR);
+		it->ver = tx_get64(b);
+		it->val = tx_get64(b + 8);
+	} else {
+		uint64_t head, tail;
+
+		a = op_out(m, op, 24);
+		if (!a)
+			return -EIO;
+		head = tx_get64(a);
+		tail = tx_get64(a + 16);
+		if ((head & 1) || head != tail)
+			return TX_ABORTED + 1;
+		it->rc = it->ver = head >> 1;
+		it->val = tx_get64(a + 8);
+	}
+	it->newval = it->val;
+	return 1;
+}
+
+/* Read the items [from, t->n) whose valid flag is clear. */
+static int read_items(struct txc *c, struct tx *t, unsigned int from)
+{
+	struct bchain *b = malloc(MAX_BATCH * sizeof(*b));
+	unsigned int per = PRISM_MAX_CHAIN / read_ops(c);
+	int ret = 0, tries = 0;
+
+	if (!b)
+		return -ENOMEM;
+	for (;;) {
+		struct bchain *cur[TX_MAX_SHARDS] = { 0 };
+		unsigned int n = 0, pending = 0;
+
+		for (unsigned int i = from; i < t->n; i++) {
+			struct tx_item *it = &t->it[i];
+			int s = shard_of(c, it->key);
+
+			if (it->done)
+				continue;
+			if (!cur[s] || cur[s]->nitems == per) {
+				if (n == MAX_BATCH)
+					break;
+				cur[s] = batch_add(b, &n, s);
+			}
+			prep_read(c, cur[s], it->key);
+			cur[s]->item[cur[s]->nitems++] = i;
+			pending++;
+		}
+		if (!pending)
+			break;
+		if (++tries > 1000) {
+			ret = -EIO;
+			break;
+		}
+		ret = run_batch(c, b, n);
+		if (ret)
+			break;
+		for (unsigned int j = 0; j < n; j++)
+			for (unsigned int k = 0; k < b[j].nitems; k++) {
+				struct tx_item *it = &t->it[b[j].item[k]];
+				int r = parse_read(c, b[j].msg, k * read_ops(c), it);
+
+				if (r < 0) {
+					ret = r;
+				} else if (r == 1) {
+					it->done = 1;
+				} else if (r == TX_ABORTED + 1) {
+					it->done = 1;
+					it->blocked = 1;
+					ret = ret ? ret : TX_ABORTED;
+				}
+			}
+		if (ret)
+			break;
+	}
+	free(b);
+	return ret;
+}
+
+int tx_read(struct txc *c, struct tx *t, const uint32_t *keys, unsigned int n)
+{
+	unsigned int from = t->n;
+
+	for (unsigned int i = 0; i < n; i++) {
+		struct tx_item *it;
+
+		if (keys[i] >= c->nkeys)
+			return -EINVAL;
+		if (find_item(t, keys[i]))
+			continue;
+		if (t->n == TX_MAX_KEYS_TX)
+			return -E2BIG;
+		it = &t->it[t->n++];
+		memset(it, 0, sizeof(*it));
+		it->key = keys[i];
+	}
+	return read_items(c, t, from);
+}
+
+/* ------------------------------------------------------------------ */
+/* PRISM-TX prepare, commit, abort. */
+
+static int prism_release(struct txc *c, struct tx *t)
+{
+	struct bchain *b = malloc(MAX_BATCH * sizeof(*b));
+	int ret = 0;
+
+	if (!b)
+		return -ENOMEM;
+	for (unsigned int i = 0; i < t->n; i++)
+		t->it[i].done = !(t->it[i].written && t->it[i].prepared);
+	for (;;) {
+		struct bchain *cur[TX_MAX_SHARDS] = { 0 };
+		unsigned int n = 0;
+
+		for (unsigned int i = 0; i < t->n; i++) {
+			struct tx_item *it = &t->it[i];
+			int s = shard_of(c, it->key);
+			struct tx_cas_operands o;
+
+			if (it->done)
+				continue;
+			if (!cur[s] || cur[s]->nitems == PRISM_MAX_CHAIN)
+				cur[s] = batch_add(b, &n, s);
+			tx_release_operands(&o, t->ts);
+			prism_prep_cas(&cur[s]->cb, c->sh[s].rkey,
+				       slot_addr(c, it->key) + TX_PW, o.len,
+				       PRISM_CAS_EQ, o.cmp, o.swap, o.cmask, o.smask);
+			cur[s]->item[cur[s]->nitems++] = i;
+		}
+		if (!n)
+			break;
+		ret = run_batch(c, b, n);
+		if (ret)
+			break;
+		/* Either outcome of the CAS is final; only unknown chains repeat. */
+		for (unsigned int j = 0; j < n; j++)
+			if (b[j].msg->status == PRISM_S_OK)
+				for (unsigned int k = 0; k < b[j].nitems; k++)
+					t->it[b[j].item[k]].done = 1;
+	}
+	free(b);
+	return ret;
+}
+
+static int prism_prepare(struct txc *c, struct tx *t)
+{
+	struct bchain *b = malloc(MAX_BATCH * sizeof(*b));
+	struct bchain *cur[TX_MAX_SHARDS] = { 0 };
+	unsigned int n = 0;
+	int ret, ok = 1;
+
+	if (!b)
+		return -ENOMEM;
+	for (unsigned int i = 0; i < t->n; i++) {
+		struct tx_item *it = &t->it[i];
+		int s = shard_of(c, it->key);
+		struct tx_cas_operands o;
+
+		it->prepared = 0;
+		if (!it->written && c->skip_read_validation)
+			continue;	/* BROKEN on purpose: see --broken */
+		if (!cur[s] || cur[s]->nitems == PRISM_MAX_CHAIN) {
+			if (n == MAX_BATCH) {
+				free(b);
+				return -E2BIG;
+			}
+			cur[s] = batch_add(b, &n, s);
+		}
+		tx_prepare_operands(&o, it->written ? TX_VALIDATE_WRITE :
+				    TX_VALIDATE_READ, t->ts, it->rc);
+		prism_prep_cas(&cur[s]->cb, c->sh[s].rkey, slot_addr(c, it->key),
+			       o.len, PRISM_CAS_GT, o.cmp, o.swap, o.cmask, o.smask);
+		cur[s]->item[cur[s]->nitems++] = i;
+	}
+	ret = n ? run_batch(c, b, n) : 0;
+	if (ret) {
+		free(b);
+		return ret;
+	}
+	for (unsigned int j = 0; j < n; j++) {
+		const struct prism_msg *m = b[j].msg;
+
+		for (unsigned int k = 0; k < b[j].nitems; k++) {
+			struct tx_item *it = &t->it[b[j].item[k]];
+			int st = prism_msg_op_status(m, k);
+			const unsigned char *old = op_out(m, k, 24);
+
+			if (m->status != PRISM_S_OK) {
+				it->prepared = 2;	/* may have run */
+				ok = 0;
+			} else if (st == PRISM_S_OK) {
+				it->prepared = 1;
+			} else if (st == PRISM_S_CMP_FAILED && !it->written && old &&
+				   tx_read_ok_from_old(old, t->ts, it->rc)) {
+				it->prepared = 1;
+			} else {
+				ok = 0;
+			}
+		}
+	}
+	free(b);
+	return ok ? TX_COMMITTED : TX_ABORTED;
+}
+
+static int prism_install(struct txc *c, struct tx *t)
+{
+	struct bchain *b = malloc(MAX_BATCH * sizeof(*b));
+	const unsigned int per = 4;	/* keys per chain: 4 ops each */
+	int ret = 0, rounds = 0;
+
+	if (!b)
+		return -ENOMEM;
+	for (unsigned int i = 0; i < t->n; i++)
+		t->it[i].done = !t->it[i].written;
+	for (;;) {
+		struct bchain *cur[TX_MAX_SHARDS] = { 0 };
+		unsigned int n = 0;
+
+		for (unsigned int i = 0; i < t->n; i++) {
+			struct tx_item *it = &t->it[i];
+			int s = shard_of(c, it->key);
+			uint64_t rkey = c->sh[s].rkey;
+			unsigned char tsb[8], val[16];
+			struct tx_cas_operands o;
+			struct prism_op *op;
+			unsigned int sc;
+
+			if (it->done)
+				continue;
+			if (!cur[s] || cur[s]->nitems == per)
+				cur[s] = batch_add(b, &n, s);
+			sc = 16 * cur[s]->nitems;
+			tx_put64(tsb, t->ts);
+			tx_put64(val, t->ts);
+			tx_put64(val + 8, it->newval);
+			tx_commit_operands(&o, t->ts);
+			op = prism_prep_write(&cur[s]->cb, rkey, sc, tsb, 8);
+			prism_op_set_addr_scratch(&cur[s]->cb, op);
+			op = prism_prep_alloc(&cur[s]->cb, rkey, c->sh[s].fl, val,
+					      TX_BUF_SIZE);
+			prism_op_set_redirect_scratch(&cur[s]->cb, op, sc + 8);
+			op = prism_prep_cas_ex(&cur[s]->cb, rkey,
+					       slot_addr(c, it->key) + TX_C, 16,
+					       PRISM_CAS_GT, 0, o.cmp, 0, NULL, sc,
+					       o.cmask, o.smask);
+			prism_op_set_arg_scratch(&cur[s]->cb, op);
+			prism_op_set_conditional(&cur[s]->cb, op);
+			op = prism_prep_read(&cur[s]->cb, rkey, sc + 8, 8);
+			prism_op_set_addr_scratch(&cur[s]->cb, op);
+			cur[s]->item[cur[s]->nitems++] = i;
+		}
+		if (!n)
+			break;
+		if (++rounds > 2) {
+			/* Free list empty: let the server post recycled buffers. */
+			struct timespec d = { 0, 1000000 };
+
+			txc_flush(c);
+			nanosleep(&d, NULL);
+		}
+		ret = run_batch(c, b, n);
+		if (ret)
+			break;
+		for (unsigned int j = 0; j < n; j++) {
+			const struct prism_msg *m = b[j].msg;
+
+			if (m->status != PRISM_S_OK)
+				continue;	/* unknown: repeat (CAS_GT is idempotent) */
+			for (unsigned int k = 0; k < b[j].nitems; k++) {
+				struct tx_item *it = &t->it[b[j].item[k]];
+				int st = prism_msg_op_status(m, 4 * k + 2);
+				const unsigned char *old = op_out(m, 4 * k + 2, 16);
+				const unsigned char *fresh = op_out(m, 4 * k + 3, 8);
+
+				if (st == PRISM_S_OK && old) {
+					recycle(c, it->key, tx_get64(old + 8));
+					it->done = 1;
+				} else if (st == PRISM_S_CMP_FAILED && old) {
+					/*
+					 * Only we could raise C while our write
+					 * was pending: an earlier attempt whose
+					 * completion we lost installed it.
+					 */
+					recycle(c, it->key, it->ptr);
+					if (fresh)
+						recycle(c, it->key, tx_get64(fresh));
+					it->done = 1;
+				} else if (st == PRISM_S_SKIPPED) {
+					c->st.nobuf_retries++;
+				} else {
+					fprintf(stderr, "tx: commit key %u: %s\n", it->key,
+						prism_status_str(st));
+					ret = -EIO;
+				}
+			}
+		}
+		if (ret)
+			break;
+	}
+	free(b);
+	return ret;
+}
+
+static int prism_commit(struct txc *c, struct tx *t)
+{
+	uint64_t floor = 0;
+	int r;
+
+	for (unsigned int i = 0; i < t->n; i++)
+		if (t->it[i].rc > floor)
+			floor = t->it[i].rc;
+	t->ts = tx_ts_next(tx_now_us(), c->cid, c->last_ts, floor);
+	c->last_ts = t->ts;
+	r = prism_prepare(c, t);
+	if (r < 0)
+		return r;
+	if (r == TX_ABORTED) {
+		int e = prism_release(c, t);
+
+		return e ? e : TX_ABORTED;
+	}
+	r = prism_install(c, t);
+	if (r)
+		return r;
+	if (c->nrecycle[0] + c->nrecycle[c->nshards - 1] > TX_RECYCLE_MAX)
+		txc_flush(c);
+	return TX_COMMITTED;
+}
+
+/* ------------------------------------------------------------------ */
+/* FaRM-style: lock write set by RPC, validate reads, commit by RPC. */
+
+struct rpc {
+	int shard;
+	struct farm_req q;
+	uint64_t ud;
+	int chain_done, replied, ok;
+};
+
+static int rpc_send(struct txc *c, struct rpc *r)
+{
+	_Alignas(8) unsigned char cbuf[CHAIN_CAP];
+	struct prism_chain_buf cb;
+
+	r->ud = c->next_ud++;
+	r->q.seq = r->ud;
+	r->chain_done = 0;
+	prism_chain_init(&cb, cbuf, sizeof(cbuf), r->ud);
+	prism_chain_set_timeout(&cb, CHAIN_TIMEOUT_MS);
+	prism_prep_send(&cb, &r->q, (uint32_t)(offsetof(struct farm_req, e) +
+				  r->q.n * sizeof(r->q.e[0])));
+	return prism_submit(c->fd, &c->sh[r->shard].addr, &cb);
+}
+
+/* Run RPCs (one per shard) until each has a reply; requests are idempotent. */
+static int rpc_run(struct txc *c, struct rpc *rs, unsigned int n)
+{
+	unsigned int waits = 0;
+
+	for (unsigned int i = 0; i < n; i++) {
+		int err = rpc_send(c, &rs[i]);
+
+		rs[i].replied = 0;
+		if (err)
+			return err;
+	}
+	for (;;) {
+		_Alignas(8) unsigned char buf[OUT_CAP];
+		const struct prism_msg *m = (const void *)buf;
+		unsigned int busy = 0;
+		ssize_t r;
+
+		for (unsigned int i = 0; i < n; i++)
+			busy += !rs[i].replied || !rs[i].chain_done;
+		if (!busy)
+			return 0;
+		r = recv_one(c, buf, sizeof(buf), RPC_REPLY_MS);
+		if (r < 0)
+			return (int)r;
+		if (r == 0) {
+			/* No reply in time although delivered: ask again. */
+			if (++waits > 20)
+				return -ETIMEDOUT;
+			for (unsigned int i = 0; i < n; i++)
+				if (!rs[i].replied && rs[i].chain_done) {
+					int err = rpc_send(c, &rs[i]);
+
+					c->st.rpc_resends++;
+					if (err)
+						return err;
+				}
+			continue;
+		}
+		if (m->kind == PRISM_MSG_COMPLETION) {
+			for (unsigned int i = 0; i < n; i++) {
+				if (m->user_data != rs[i].ud || rs[i].chain_done)
+					continue;
+				if (m->status == PRISM_S_TIMEOUT)
+					c->st.timeouts++;
+				if (m->status != PRISM_S_OK && !rs[i].replied) {
+					int err = rpc_send(c, &rs[i]);
+
+					c->st.rpc_resends++;
+					if (err)
+						return err;
+				} else {
+					rs[i].chain_done = 1;
+				}
+			}
+		} else {
+			uint32_t len;
+			const unsigned char *d = prism_msg_send_data(m, &len);
+			struct farm_rep rep;
+
+			if (!d || len < sizeof(rep))
+				continue;
+			memcpy(&rep, d, sizeof(rep));
+			for (unsigned int i = 0; i < n; i++)
+				if (rep.magic == FARM_MAGIC && rep.seq == rs[i].ud &&
+				    !rs[i].replied) {
+					rs[i].replied = 1;
+					rs[i].ok = rep.ok;
+				}
+		}
+	}
+}
+
+/* One RPC per shard holding written keys. */
+static unsigned int farm_rpcs(struct txc *c, struct tx *t, int type,
+			      struct rpc *rs)
+{
+	int idx[TX_MAX_SHARDS];
+	unsigned int n = 0;
+
+	for (unsigned int s = 0; s < TX_MAX_SHARDS; s++)
+		idx[s] = -1;
+	for (unsigned int i = 0; i < t->n; i++) {
+		struct tx_item *it = &t->it[i];
+		int s = shard_of(c, it->key);
+		struct rpc *r;
+
+		if (!it->written)
+			continue;
+		if (idx[s] < 0) {
+			idx[s] = (int)n;
+			r = &rs[n++];
+			memset(r, 0, sizeof(*r));
+			r->shard = s;
+			r->q.magic = FARM_MAGIC;
+			r->q.type = (uint8_t)type;
+			r->q.txid = t->ts;
+		}
+		r = &rs[idx[s]];
+		r->q.e[r->q.n].slot = it->key / c->nshards;
+		r->q.e[r->q.n].arg = type == FARM_LOCK ? it->rc : it->newval;
+		r->q.n++;
+	}
+	return n;
+}
+
+/* Re-read the versions of read-only keys: 1 all unchanged and unlocked. */
+static int farm_validate(struct txc *c, struct tx *t)
+{
+	struct bchain *b = malloc(MAX_BATCH * sizeof(*b));
+	struct bchain *cur[TX_MAX_SHARDS] = { 0 };
+	unsigned int n = 0;
+	int ret, ok = 1;
+
+	if (!b)
+		return -ENOMEM;
+	for (unsigned int i = 0; i < t->n; i++) {
+		struct tx_item *it = &t->it[i];
+		int s = shard_of(c, it->key);
+
+		if (it->written || c->skip_read_validation)
+			continue;
+		if (!cur[s] || cur[s]->nitems == PRISM_MAX_CHAIN)
+			cur[s] = batch_add(b, &n, s);
+		prism_prep_read(&cur[s]->cb, c->sh[s].rkey, slot_addr(c, it->key), 8);
+		cur[s]->item[cur[s]->nitems++] = i;
+	}
+	ret = n ? run_batch(c, b, n) : 0;
+	for (unsigned int j = 0; !ret && j < n; j++)
+		for (unsigned int k = 0; k < b[j].nitems; k++) {
+			const unsigned char *v = op_out(b[j].msg, k, 8);
+			struct tx_item *it = &t->it[b[j].item[k]];
+
+			if (!op_ok(b[j].msg, k) || !v || tx_get64(v) != it->rc << 1)
+				ok = 0;
+		}
+	free(b);
+	return ret ? ret : ok;
+}
+
+static int farm_commit(struct txc *c, struct tx *t)
+{
+	struct rpc rs[TX_MAX_SHARDS];
+	unsigned int n;
+	int ok = 1, r;
+
+	t->ts = ((uint64_t)c->cid << 40) | ++c->txcount;
+	n = farm_rpcs(c, t, FARM_LOCK, rs);
+	r = n ? rpc_run(c, rs, n) : 0;
+	if (r)
+		return r;
+	for (unsigned int i = 0; i < n; i++)
+		ok &= rs[i].ok;
+	if (ok) {
+		r = farm_validate(c, t);
+		if (r < 0)
+			return r;
+		ok = r;
+	}
+	n = farm_rpcs(c, t, ok ? FARM_COMMIT : FARM_UNLOCK, rs);
+	r = n ? rpc_run(c, rs, n) : 0;
+	if (r)
+		return r;
+	return ok ? TX_COMMITTED : TX_ABORTED;
+}
+
+int tx_commit(struct txc *c, struct tx *t)
+{
+	int r = c->proto == TX_PROTO_PRISM ? prism_commit(c, t) : farm_commit(c, t);
+
+	if (r == TX_COMMITTED)
+		c->st.commits++;
+	else if (r == TX_ABORTED)
+		c->st.aborts++;
+	return r;
+}
+
+void tx_record(const struct txc *c, const struct tx *t, FILE *f)
+{
+	struct hist_op rd[TX_MAX_KEYS_TX], wr[TX_MAX_KEYS_TX];
+	unsigned int nr = 0, nw = 0;
+
+	for (unsigned int i = 0; i < t->n; i++) {
+		const struct tx_item *it = &t->it[i];
+
+		rd[nr++] = (struct hist_op){ it->key, it->ver, it->val };
+		if (it->written)
+			wr[nw++] = (struct hist_op){
+				it->key,
+				c->proto == TX_PROTO_PRISM ? t->ts : it->ver + 1,
+				it->newval };
+	}
+	hist_write_tx(f, t->ts, rd, nr, wr, nw);
+}
+
+int tx_dump(struct txc *c, FILE *f, uint64_t *sum)
+{
+	struct tx t;
+	int pending = 0;
+
+	*sum = 0;
+	for (uint32_t k = 0; k < c->nkeys; k += TX_MAX_KEYS_TX) {
+		uint32_t keys[TX_MAX_KEYS_TX];
+		unsigned int n = 0;
+		int r;
+
+		for (uint32_t j = k; j < c->nkeys && n < TX_MAX_KEYS_TX; j++)
+			keys[n++] = j;
+		tx_begin(c, &t);
+		r = tx_read(c, &t, keys, n);
+		if (r < 0)
+			return r;
+		for (unsigned int i = 0; i < t.n; i++) {
+			if (!t.it[i].done || t.it[i].blocked) {
+				pending++;
+				continue;
+			}
+			fprintf(f, "F %u %" PRIu64 " %" PRIu64 "\n", t.it[i].key,
+				t.it[i].ver, t.it[i].val);
+			*sum += t.it[i].val;
+		}
+	}
+	return pending;
+}

@@ -1,0 +1,91 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Transaction client library: PRISM-TX (one-sided OCC, see tx.h) and a
+ * FaRM-style baseline behind one interface.
+ *
+ *	tx_begin(c, &t);
+ *	tx_read(c, &t, keys, n);	// one round trip per shard, in parallel
+ *	tx_write(&t, key, value);	// buffered; key must have been read
+ *	tx_commit(c, &t);		// TX_COMMITTED or TX_ABORTED
+ *
+ * A client (struct txc) is one socket and is used by one thread.
+ */
+#ifndef TXLIB_H
+#define TXLIB_H
+
+#include <stdint.h>
+#include <stdio.h>
+
+#include "liburing-prism.h"
+#include "hist.h"
+#include "tx.h"
+
+enum tx_proto { TX_PROTO_PRISM, TX_PROTO_FARM };
+
+struct tx_shard {
+	struct sockaddr_prism addr;
+	uint64_t rkey, ptx, farm;
+	uint32_t fl, nslots;
+};
+
+struct tx_stats {
+	uint64_t commits, aborts, timeouts, nobuf_retries;
+	uint64_t recycled, recycle_lost, rpc_resends;
+};
+
+struct txc {
+	int fd;
+	enum tx_proto proto;
+	unsigned int nshards, nkeys;
+	struct tx_shard sh[TX_MAX_SHARDS];
+	unsigned int cid;
+	uint64_t last_ts, next_ud, txcount;
+	int skip_read_validation;	/* deliberately broken mode for tests */
+	uint64_t recycle[TX_MAX_SHARDS][TX_RECYCLE_MAX];
+	unsigned int nrecycle[TX_MAX_SHARDS];
+	struct tx_stats st;
+};
+
+struct tx_item {
+	uint32_t key;
+	int written;
+	int prepared;		/* 0 no, 1 yes, 2 unknown (chain timed out) */
+	int done;
+	int blocked;		/* read found it locked / write pending */
+	uint64_t rc;		/* PRISM: slot C seen; FaRM: version */
+	uint64_t ver;		/* version read (PRISM: writer's ts) */
+	uint64_t val, newval;
+	uint64_t ptr;		/* PRISM: buffer of the version read */
+};
+
+struct tx {
+	unsigned int n;
+	uint64_t ts;		/* PRISM: commit timestamp; FaRM: txid */
+	struct tx_item it[TX_MAX_KEYS_TX];
+};
+
+enum { TX_COMMITTED = 0, TX_ABORTED = 1 };
+
+/* Parse the shard info files (paths joined by commas) and open a socket. */
+int txc_open(struct txc *c, const char *ifname, const char *infos,
+	     enum tx_proto proto, unsigned int cid);
+void txc_close(struct txc *c);
+/* Send pending buffer recycling messages. */
+void txc_flush(struct txc *c);
+
+void tx_begin(struct txc *c, struct tx *t);
+/* Read keys (skips ones already read).  0, TX_ABORTED (locked/pending key) or <0. */
+int tx_read(struct txc *c, struct tx *t, const uint32_t *keys, unsigned int n);
+/* Value of a key read earlier (0 if not read). */
+uint64_t tx_value(const struct tx *t, uint32_t key);
+int tx_write(struct tx *t, uint32_t key, uint64_t val);
+/* TX_COMMITTED, TX_ABORTED or <0 on a fatal error. */
+int tx_commit(struct txc *c, struct tx *t);
+/* History line of a committed transaction. */
+void tx_record(const struct txc *c, const struct tx *t, FILE *f);
+/* Final state of every key ("F key ver val"); returns pending/locked keys or <0. */
+int tx_dump(struct txc *c, FILE *f, uint64_t *sum);
+
+uint64_t tx_now_us(void);
+
+#endif

@@ -1,0 +1,234 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Host-only unit tests (TAP): timestamp encoding, the CAS operands of each
+ * PRISM-TX chain against a model of PRISM's masked ordered CAS, and the
+ * serializability checker on hand-made histories.
+ */
+#include <stdio.h>
+#include <string.h>
+
+#include "hist.h"
+#include "tx.h"
+
+static int tests, failures;
+
+static void ok(int cond, const char *what)
+{
+	tests++;
+	if (!cond)
+		failures++;
+	printf("%s %d - %s\n", cond ? "ok" : "not ok", tests, what);
+}
+
+/* Little-endian unsigned compare of len bytes, last byte most significant. */
+static int le_cmp(const unsigned char *a, const unsigned char *b, unsigned int len)
+{
+	for (int i = (int)len - 1; i >= 0; i--)
+		if (a[i] != b[i])
+			return a[i] < b[i] ? -1 : 1;
+	return 0;
+}
+
+enum { EQ, GT };
+
+/* Model of the module's CAS (uapi/linux/prism.h): 1 if it swapped. */
+static int cas_model(unsigned char *target, const struct tx_cas_operands *o, int mode)
+{
+	unsigned char a[32], b[32];
+	int c;
+
+	for (unsigned int i = 0; i < o->len; i++) {
+		a[i] = o->cmp[i] & o->cmask[i];
+		b[i] = target[i] & o->cmask[i];
+	}
+	c = le_cmp(a, b, o->len);
+	if (mode == EQ ? c != 0 : c <= 0)
+		return 0;
+	for (unsigned int i = 0; i < o->len; i++)
+		target[i] = (unsigned char)((target[i] & ~o->smask[i]) |
+					    (o->swap[i] & o->smask[i]));
+	return 1;
+}
+
+static void slot(unsigned char *s, uint64_t pr, uint64_t pw, uint64_t c, uint64_t ptr)
+{
+	tx_put64(s + TX_PR, pr);
+	tx_put64(s + TX_PW, pw);
+	tx_put64(s + TX_C, c);
+	tx_put64(s + TX_PTR, ptr);
+}
+
+static int slot_is(const unsigned char *s, uint64_t pr, uint64_t pw, uint64_t c,
+		   uint64_t ptr)
+{
+	return tx_get64(s + TX_PR) == pr && tx_get64(s + TX_PW) == pw &&
+	       tx_get64(s + TX_C) == c && tx_get64(s + TX_PTR) == ptr;
+}
+
+static void test_ts(void)
+{
+	uint64_t a = tx_ts_make(123456789, 42), b;
+
+	ok(tx_ts_us(a) == 123456789 && tx_ts_cid(a) == 42, "timestamp keeps clock and client id");
+	ok(tx_ts_make(5, 1) > tx_ts_make(4, 65535), "the clock dominates the client id");
+	b = tx_ts_next(100, 7, tx_ts_make(200, 7), 0);
+	ok(b > tx_ts_make(200, 7) && tx_ts_cid(b) == 7, "next timestamp exceeds the previous one despite a clock going back");
+	b = tx_ts_next(100, 3, 0, tx_ts_make(500, 9));
+	ok(b > tx_ts_make(500, 9), "next timestamp exceeds every version read (floor)");
+	ok(tx_ts_next(1000, 3, tx_ts_make(10, 3), tx_ts_make(20, 4)) == tx_ts_make(1000, 3),
+	   "a clock ahead of everything is used as is");
+}
+
+static void test_cas(void)
+{
+	struct tx_cas_operands o;
+	unsigned char s[32];
+	uint64_t rc = 50, ts = 100;
+
+	slot(s, 60, rc, rc, 0xabc);
+	tx_prepare_operands(&o, TX_VALIDATE_READ, ts, rc);
+	ok(cas_model(s, &o, GT) && slot_is(s, ts, rc, rc, 0xabc),
+	   "read validation raises PR to TS when C == PW == RC");
+	slot(s, 200, rc, rc, 0xabc);
+	ok(!cas_model(s, &o, GT) && tx_read_ok_from_old(s, ts, rc) &&
+	   slot_is(s, 200, rc, rc, 0xabc),
+	   "read validation with PR > TS fails the CAS but validates from the old value");
+	slot(s, 0, 70, 70, 0xabc);
+	ok(!cas_model(s, &o, GT) && !tx_read_ok_from_old(s, ts, rc),
+	   "read validation fails after a newer commit (C > RC)");
+	slot(s, 0, 80, rc, 0xabc);
+	ok(!cas_model(s, &o, GT) && !tx_read_ok_from_old(s, ts, rc),
+	   "read validation fails while a write is pending (PW > C)");
+	slot(s, 0, 70, 70, 0xabc);
+	ok(!cas_model(s, &o, GT) && !tx_read_ok_from_old(s, 10, rc),
+	   "read validation fails even when PR is high if the version changed");
+
+	tx_prepare_operands(&o, TX_VALIDATE_WRITE, ts, rc);
+	slot(s, 60, rc, rc, 0xabc);
+	ok(cas_model(s, &o, GT) && slot_is(s, 60, ts, rc, 0xabc),
+	   "write validation sets PW := TS when unchanged and PR < TS");
+	slot(s, 150, rc, rc, 0xabc);
+	ok(!cas_model(s, &o, GT) && slot_is(s, 150, rc, rc, 0xabc),
+	   "write validation fails when a later reader validated (PR > TS)");
+	slot(s, 0, 90, rc, 0xabc);
+	ok(!cas_model(s, &o, GT), "write validation fails while another write is pending");
+	slot(s, 0, 70, 70, 0xabc);
+	ok(!cas_model(s, &o, GT), "write validation fails after a newer commit");
+
+	tx_release_operands(&o, ts);
+	slot(s, 60, ts, rc, 0xabc);
+	ok(cas_model(s + TX_PW, &o, EQ) && slot_is(s, 60, ts, ts, 0xabc),
+	   "abort raises C to TS when our write is the pending one");
+	slot(s, 60, 120, rc, 0xabc);
+	ok(!cas_model(s + TX_PW, &o, EQ) && slot_is(s, 60, 120, rc, 0xabc),
+	   "abort leaves a slot alone whose pending write is not ours");
+
+	tx_commit_operands(&o, ts);
+	tx_put64(o.swap, ts);		/* what scratch holds at commit time */
+	tx_put64(o.swap + 8, 0xdef);
+	slot(s, 60, ts, rc, 0xabc);
+	ok(cas_model(s + TX_C, &o, GT) && slot_is(s, 60, ts, ts, 0xdef),
+	   "commit CAS_GT installs (C, ptr) = (TS, new buffer)");
+	ok(!cas_model(s + TX_C, &o, GT) && slot_is(s, 60, ts, ts, 0xdef),
+	   "a repeated commit is refused (C == TS)");
+}
+
+static struct hist_op R(uint32_t k, uint64_t v, uint64_t val)
+{
+	return (struct hist_op){ k, v, val };
+}
+
+static void test_checker(void)
+{
+	struct hist_result r;
+	struct hist h;
+	struct hist_op rd[2], wr[2];
+
+	/* T1 reads x0 writes x1; T2 reads x1 writes x2; T3 reads x2, y0. */
+	hist_init(&h);
+	rd[0] = R(0, 0, 5); wr[0] = R(0, 10, 6);
+	hist_add(&h, 10, rd, 1, wr, 1);
+	rd[0] = R(0, 10, 6); wr[0] = R(0, 20, 7);
+	hist_add(&h, 20, rd, 1, wr, 1);
+	rd[0] = R(0, 20, 7); rd[1] = R(1, 0, 5);
+	hist_add(&h, 30, rd, 2, NULL, 0);
+	hist_add_final(&h, 0, 20, 7);
+	hist_add_final(&h, 1, 0, 5);
+	ok(hist_check(&h, 5, &r) == 0 && r.edges >= 3, "a serial history is serializable");
+	hist_free(&h);
+
+	/* Write skew: both read x0,y0; T1 writes x, T2 writes y. */
+	hist_init(&h);
+	rd[0] = R(0, 0, 5); rd[1] = R(1, 0, 5);
+	wr[0] = R(0, 10, 6);
+	hist_add(&h, 10, rd, 2, wr, 1);
+	wr[0] = R(1, 11, 6);
+	hist_add(&h, 11, rd, 2, wr, 1);
+	ok(hist_check(&h, 5, &r) == 1 && r.in_cycle == 2, "write skew is a cycle");
+	hist_free(&h);
+
+	/* Lost update: both read x0 and write x. */
+	hist_init(&h);
+	rd[0] = R(0, 0, 5);
+	wr[0] = R(0, 10, 6);
+	hist_add(&h, 10, rd, 1, wr, 1);
+	wr[0] = R(0, 11, 6);
+	hist_add(&h, 11, rd, 1, wr, 1);
+	ok(hist_check(&h, 5, &r) == 1 && r.in_cycle == 2, "a lost update is a cycle");
+	hist_free(&h);
+
+	/* Read skew: T3 sees T1's x but not T2's y although T2 read T1's x... */
+	hist_init(&h);
+	rd[0] = R(0, 0, 5); wr[0] = R(0, 10, 1); wr[1] = R(1, 10, 9);
+	hist_add(&h, 10, rd, 1, wr, 2);		/* T1 writes x1, y1 */
+	rd[0] = R(0, 10, 1); rd[1] = R(1, 0, 5);
+	hist_add(&h, 30, rd, 2, NULL, 0);	/* T3 reads x1 but y0 */
+	ok(hist_check(&h, 5, &r) == 1 && r.in_cycle == 2, "a torn read of two writes is a cycle");
+	hist_free(&h);
+
+	hist_init(&h);
+	rd[0] = R(0, 10, 99);
+	wr[0] = R(0, 10, 6);
+	hist_add(&h, 10, NULL, 0, wr, 1);
+	hist_add(&h, 20, rd, 1, NULL, 0);
+	ok(hist_check(&h, 5, &r) == 1 && r.bad_reads == 1, "reading a value nobody wrote is reported");
+	hist_free(&h);
+
+	hist_init(&h);
+	rd[0] = R(0, 77, 6);
+	hist_add(&h, 20, rd, 1, NULL, 0);
+	ok(hist_check(&h, 5, &r) == 1 && r.bad_reads == 1, "reading an unknown version is reported");
+	hist_free(&h);
+
+	hist_init(&h);
+	wr[0] = R(0, 10, 6);
+	hist_add(&h, 10, NULL, 0, wr, 1);
+	hist_add_final(&h, 0, 0, 5);
+	ok(hist_check(&h, 5, &r) == 1 && r.bad_final == 1, "a committed write missing from the final state is reported");
+	hist_free(&h);
+
+	hist_init(&h);
+	{
+		FILE *f = tmpfile();
+
+		rd[0] = R(3, 0, 5); wr[0] = R(3, 42, 8);
+		hist_write_tx(f, 42, rd, 1, wr, 1);
+		fprintf(f, "F 3 42 8\n");
+		rewind(f);
+		ok(hist_load(&h, f) == 0 && h.ntx == 1 && h.nfinal == 1 &&
+		   h.tx[0].ops[1].ver == 42 && hist_check(&h, 5, &r) == 0,
+		   "history lines round-trip through a file");
+		fclose(f);
+	}
+	hist_free(&h);
+}
+
+int main(void)
+{
+	printf("TAP version 13\n");
+	test_ts();
+	test_cas();
+	test_checker();
+	printf("1..%d\n", tests);
+	return failures ? 1 : 0;
+}
