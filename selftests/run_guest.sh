@@ -8,7 +8,8 @@
 #
 # Env: PRISM_NETEM_ROUNDS (netem rounds of the reliability suite, 5),
 #      PRISM_RELIABILITY_N (chains per client and round, 150),
-#      PRISM_FUZZ_FRAMES (random hostile frames, 20000).
+#      PRISM_FUZZ_FRAMES (random hostile frames, 20000),
+#      PRISM_GUEST_APPS (0: skip the application suites; default 1).
 set -u
 repo=$(cd "$(dirname "$0")/.." && pwd)
 status=0
@@ -26,6 +27,7 @@ suite core "$repo/selftests/prism/run_all.sh"
 suite reliability env REPEAT="${PRISM_NETEM_ROUNDS:-5}" \
 	N="${PRISM_RELIABILITY_N:-150}" FUZZ_FRAMES="${PRISM_FUZZ_FRAMES:-20000}" \
 	"$repo/selftests/prism/reliability/test_reliability.sh"
+[ "${PRISM_GUEST_APPS:-1}" = 0 ] && exit $status
 for t in "$repo"/apps/*/test/run.sh; do
 	[ -x "$t" ] || continue
 	suite "$(basename "$(dirname "$(dirname "$t")")")" "$t"

@@ -355,8 +355,9 @@ stage_selftests() {
 		fi
 		ko=$debug_ko
 		tmo=${PRISM_TIMEOUT_DEBUG:-1800}
-		# KASAN and lockdep make everything slower: fewer rounds.
-		extra="PRISM_NETEM_ROUNDS=1 PRISM_RELIABILITY_N=60 PRISM_FUZZ_FRAMES=5000"
+		# KASAN and lockdep make everything slower: fewer rounds, and
+		# the applications (plain users of the same paths) run on stock.
+		extra="PRISM_NETEM_ROUNDS=1 PRISM_RELIABILITY_N=60 PRISM_FUZZ_FRAMES=5000 PRISM_GUEST_APPS=0"
 	fi
 	marker="PRISM-TESTS-BEGIN selftests $kernel $$"
 	dmesg=$logs/dmesg-selftests-$kernel.txt
