@@ -19,7 +19,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <linux/membarrier.h>
 #include <sys/mman.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 #include "liburing-prism.h"
@@ -75,6 +77,12 @@ int main(int argc, char **argv)
 		fprintf(stderr, "FL_POST: %s\n", strerror(-err));
 		return 1;
 	}
+	/*
+	 * Posted buffers become allocatable once every op that might still
+	 * touch them has finished (an RCU grace period); membarrier(GLOBAL)
+	 * waits for one, so the first ALLOC after we print already succeeds.
+	 */
+	syscall(__NR_membarrier, MEMBARRIER_CMD_GLOBAL, 0, 0);
 	err = prism_local_addr(fd, &me);
 	if (err) {
 		fprintf(stderr, "getsockname: %s\n", strerror(-err));

@@ -49,7 +49,7 @@
 #include <stdint.h>
 #include <string.h>
 #include <sys/types.h>
-/* linux/prism.h uses __kernel_sa_family_t without including it. */
+/* __kernel_sa_family_t (older copies of linux/prism.h lacked it) */
 #include <linux/socket.h>
 #include <linux/prism.h>
 

@@ -1,0 +1,434 @@
+// SPDX-License-Identifier: MIT
+/*
+ * First PRISM benchmark: latency of fetching a 512-byte value through a
+ * pointer stored at the server, three ways, between two hosts:
+ *
+ *   indirect   one PRISM chain: READ|INDIRECT (the pointer is followed
+ *              by the target's kernel)
+ *   two_reads  two dependent PRISM chains: READ the pointer, then READ
+ *              the value it names
+ *   udp        a UDP request/response to a user-space server process that
+ *              looks the value up and sends it back
+ *
+ * The three are measured interleaved (one of each per iteration, in an
+ * order that rotates) so that drift and interference affect them alike;
+ * warm-up iterations are excluded.  Every
+ * response is checked against the expected bytes.
+ *
+ *   bench_first prism-server IF EP INFO
+ *   bench_first udp-server IP PORT READY
+ *   bench_first client --if IF --info INFO --udp IP:PORT [--n N]
+ *                      [--warmup W] [--json FILE]
+ */
+#define _GNU_SOURCE
+#include <arpa/inet.h>
+#include <errno.h>
+#include <getopt.h>
+#include <netinet/in.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/socket.h>
+#include <sys/time.h>
+#include <sys/utsname.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "liburing-prism.h"
+
+#define VAL_SIZE	512u
+#define NVALS		64u
+#define REGION_LEN	(64u * 1024)
+#define VAL_OFF		4096u		/* values; pointer table at 0 */
+
+static unsigned char val_byte(unsigned int k, unsigned int i)
+{
+	return (unsigned char)(k * 31 + i * 7 + 3);
+}
+
+static void die(const char *what, int err)
+{
+	fprintf(stderr, "bench_first: %s: %s\n", what, strerror(err < 0 ? -err : err));
+	exit(1);
+}
+
+static int write_atomic(const char *path, const char *text)
+{
+	char tmp[4096];
+	FILE *f;
+
+	snprintf(tmp, sizeof(tmp), "%s.tmp", path);
+	f = fopen(tmp, "w");
+	if (!f)
+		return -errno;
+	fputs(text, f);
+	if (fclose(f) || rename(tmp, path))
+		return -errno;
+	return 0;
+}
+
+static double now_us(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1e6 + ts.tv_nsec / 1e3;
+}
+
+/* Server: pointer table at 0 (slot k -> value k), values at VAL_OFF. */
+static int prism_server(int argc, char **argv)
+{
+	struct sockaddr_prism me;
+	unsigned char *mem;
+	char text[512], mac[18];
+	unsigned int k, i;
+	__u64 rkey;
+	int fd, err;
+
+	if (argc < 4)
+		die("usage: prism-server IF EP INFO", EINVAL);
+	fd = prism_open(argv[1], 0, (__u32)strtoul(argv[2], NULL, 0));
+	if (fd < 0)
+		die("prism_open", fd);
+	mem = mmap(NULL, REGION_LEN, PROT_READ | PROT_WRITE,
+		   MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (mem == MAP_FAILED)
+		die("mmap", errno);
+	for (k = 0; k < NVALS; k++) {
+		prism_put_le64(mem + 8 * k,
+			       (__u64)(uintptr_t)(mem + VAL_OFF + k * VAL_SIZE));
+		for (i = 0; i < VAL_SIZE; i++)
+			mem[VAL_OFF + k * VAL_SIZE + i] = val_byte(k, i);
+	}
+	err = prism_reg_mr(fd, mem, REGION_LEN, PRISM_ACCESS_REMOTE_READ, &rkey);
+	if (err)
+		die("REG_MR", err);
+	err = prism_local_addr(fd, &me);
+	if (err)
+		die("getsockname", err);
+	snprintf(text, sizeof(text), "mac %s\nep %u\nrkey 0x%llx\nbase 0x%llx\n",
+		 prism_format_mac(me.sprism_mac, mac), me.sprism_ep,
+		 (unsigned long long)rkey, (unsigned long long)(uintptr_t)mem);
+	err = write_atomic(argv[3], text);
+	if (err)
+		die("info file", err);
+	for (;;)
+		pause();
+	return 0;
+}
+
+/* UDP server: request = 8-byte key, response = the 512-byte value. */
+static int udp_server(int argc, char **argv)
+{
+	static unsigned char vals[NVALS][VAL_SIZE];
+	struct sockaddr_in sa = { .sin_family = AF_INET }, from;
+	unsigned char req[64];
+	unsigned int k, i;
+	socklen_t fl;
+	ssize_t n;
+	int fd;
+
+	if (argc < 4)
+		die("usage: udp-server IP PORT READY", EINVAL);
+	for (k = 0; k < NVALS; k++)
+		for (i = 0; i < VAL_SIZE; i++)
+			vals[k][i] = val_byte(k, i);
+	fd = socket(AF_INET, SOCK_DGRAM, 0);
+	sa.sin_port = htons((unsigned short)atoi(argv[2]));
+	if (fd < 0 || inet_pton(AF_INET, argv[1], &sa.sin_addr) != 1 ||
+	    bind(fd, (struct sockaddr *)&sa, sizeof(sa)))
+		die("udp bind", errno);
+	if (write_atomic(argv[3], "ready\n"))
+		die("ready file", errno);
+	for (;;) {
+		fl = sizeof(from);
+		n = recvfrom(fd, req, sizeof(req), 0, (struct sockaddr *)&from, &fl);
+		if (n != 8)
+			continue;
+		k = (unsigned int)(prism_get_le64(req) % NVALS);
+		sendto(fd, vals[k], VAL_SIZE, 0, (struct sockaddr *)&from, fl);
+	}
+	return 0;
+}
+
+struct series {
+	const char *name;
+	double *v;
+	unsigned long n;
+};
+
+static int cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+struct summary {
+	double median, p99, mean, min, max;
+};
+
+static struct summary summarize(struct series *s)
+{
+	struct summary r = { 0 };
+	unsigned long i;
+
+	qsort(s->v, s->n, sizeof(double), cmp_double);
+	for (i = 0; i < s->n; i++)
+		r.mean += s->v[i];
+	r.mean /= (double)s->n;
+	r.median = s->n % 2 ? s->v[s->n / 2] : (s->v[s->n / 2 - 1] + s->v[s->n / 2]) / 2;
+	r.p99 = s->v[(s->n * 99 + 99) / 100 - 1];
+	r.min = s->v[0];
+	r.max = s->v[s->n - 1];
+	return r;
+}
+
+static int check_value(const unsigned char *p, __u32 len, unsigned int k)
+{
+	unsigned int i;
+
+	if (!p || len != VAL_SIZE)
+		return -1;
+	for (i = 0; i < VAL_SIZE; i++)
+		if (p[i] != val_byte(k, i))
+			return -1;
+	return 0;
+}
+
+/* One chain: READ|INDIRECT, the target's kernel follows the pointer. */
+static double run_indirect(int fd, const struct sockaddr_prism *dst, __u64 rkey,
+			   __u64 slot, unsigned int k, long it)
+{
+	_Alignas(8) unsigned char cb[256], out[2048];
+	const struct prism_msg *m = (const void *)out;
+	struct prism_chain_buf c;
+	const void *p;
+	double t0, d;
+	ssize_t got;
+	__u32 len;
+
+	t0 = now_us();
+	prism_chain_init(&c, cb, sizeof(cb), (__u64)it * 4 + 1);
+	prism_prep_read_indirect(&c, rkey, slot, VAL_SIZE);
+	got = prism_execute(fd, dst, &c, out, sizeof(out));
+	d = now_us() - t0;
+	if (got < 0 || m->status != PRISM_S_OK)
+		die("indirect READ", got < 0 ? (int)got : EIO);
+	p = prism_msg_data(m, 0, &len);
+	if (check_value(p, len, k))
+		die("indirect READ returned wrong bytes", EIO);
+	return d;
+}
+
+/* Two dependent chains: READ the pointer, then READ what it names. */
+static double run_two_reads(int fd, const struct sockaddr_prism *dst, __u64 rkey,
+			    __u64 slot, unsigned int k, long it)
+{
+	_Alignas(8) unsigned char cb[256], out[2048];
+	const struct prism_msg *m = (const void *)out;
+	struct prism_chain_buf c;
+	const void *p;
+	double t0, d;
+	ssize_t got;
+	__u64 ptr;
+	__u32 len;
+
+	t0 = now_us();
+	prism_chain_init(&c, cb, sizeof(cb), (__u64)it * 4 + 2);
+	prism_prep_read(&c, rkey, slot, 8);
+	got = prism_execute(fd, dst, &c, out, sizeof(out));
+	if (got < 0 || m->status != PRISM_S_OK || prism_msg_u64(m, 0, &ptr))
+		die("pointer READ", got < 0 ? (int)got : EIO);
+	prism_chain_init(&c, cb, sizeof(cb), (__u64)it * 4 + 3);
+	prism_prep_read(&c, rkey, ptr, VAL_SIZE);
+	got = prism_execute(fd, dst, &c, out, sizeof(out));
+	d = now_us() - t0;
+	if (got < 0 || m->status != PRISM_S_OK)
+		die("value READ", got < 0 ? (int)got : EIO);
+	p = prism_msg_data(m, 0, &len);
+	if (check_value(p, len, k))
+		die("value READ returned wrong bytes", EIO);
+	return d;
+}
+
+/* UDP request (8-byte key) and response (the value). */
+static double run_udp(int ufd, unsigned int k)
+{
+	unsigned char req[8], resp[VAL_SIZE + 64];
+	double t0, d;
+	ssize_t got;
+
+	t0 = now_us();
+	prism_put_le64(req, k);
+	if (send(ufd, req, sizeof(req), 0) != sizeof(req))
+		die("udp send", errno);
+	got = recv(ufd, resp, sizeof(resp), 0);
+	d = now_us() - t0;
+	if (got < 0)
+		die("udp recv", errno);
+	if (check_value(resp, (__u32)got, k))
+		die("UDP returned wrong bytes", EIO);
+	return d;
+}
+
+static int client(int argc, char **argv)
+{
+	static const struct option lo[] = {
+		{ "if", required_argument, NULL, 'i' },
+		{ "info", required_argument, NULL, 'I' },
+		{ "udp", required_argument, NULL, 'u' },
+		{ "n", required_argument, NULL, 'n' },
+		{ "warmup", required_argument, NULL, 'w' },
+		{ "json", required_argument, NULL, 'j' },
+		{ NULL, 0, NULL, 0 },
+	};
+	const char *ifname = NULL, *info = NULL, *udp = NULL, *json = NULL;
+	long n = 2000, warmup = 200, it;
+	struct sockaddr_prism dst;
+	struct sockaddr_in usa = { .sin_family = AF_INET };
+	struct series s[3] = { { "prism_indirect_read", NULL, 0 },
+			       { "prism_two_reads", NULL, 0 },
+			       { "udp_rpc", NULL, 0 } };
+	struct summary r[3];
+	struct timeval tv = { .tv_sec = 5 };
+	char key[64], val[128], *colon;
+	__u8 mac[6] = { 0 };
+	__u32 ep = 0;
+	__u64 rkey = 0, base = 0;
+	int fd, ufd, ch, j;
+	FILE *f;
+
+	while ((ch = getopt_long(argc, argv, "", lo, NULL)) != -1) {
+		switch (ch) {
+		case 'i': ifname = optarg; break;
+		case 'I': info = optarg; break;
+		case 'u': udp = optarg; break;
+		case 'n': n = strtol(optarg, NULL, 0); break;
+		case 'w': warmup = strtol(optarg, NULL, 0); break;
+		case 'j': json = optarg; break;
+		default: return 2;
+		}
+	}
+	if (!ifname || !info || !udp || n < 1 || warmup < 0)
+		die("usage: client --if IF --info INFO --udp IP:PORT [--n N] [--warmup W] [--json F]",
+		    EINVAL);
+	f = fopen(info, "r");
+	if (!f)
+		die(info, errno);
+	while (fscanf(f, "%63s %127s", key, val) == 2) {
+		if (!strcmp(key, "mac"))
+			prism_parse_mac(val, mac);
+		else if (!strcmp(key, "ep"))
+			ep = (__u32)strtoul(val, NULL, 0);
+		else if (!strcmp(key, "rkey"))
+			rkey = strtoull(val, NULL, 0);
+		else if (!strcmp(key, "base"))
+			base = strtoull(val, NULL, 0);
+	}
+	fclose(f);
+	fd = prism_open(ifname, 0, 0);
+	if (fd < 0)
+		die("prism_open", fd);
+	setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
+	prism_addr_init(&dst, mac, ep);
+
+	colon = strchr(udp, ':');
+	if (!colon)
+		die("--udp IP:PORT", EINVAL);
+	*colon = '\0';
+	usa.sin_port = htons((unsigned short)atoi(colon + 1));
+	ufd = socket(AF_INET, SOCK_DGRAM, 0);
+	if (ufd < 0 || inet_pton(AF_INET, udp, &usa.sin_addr) != 1 ||
+	    connect(ufd, (struct sockaddr *)&usa, sizeof(usa)))
+		die("udp connect", errno);
+	setsockopt(ufd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
+
+	for (j = 0; j < 3; j++) {
+		s[j].v = calloc((size_t)n, sizeof(double));
+		if (!s[j].v)
+			die("calloc", ENOMEM);
+	}
+	for (it = 0; it < warmup + n; it++) {
+		unsigned int k = (unsigned int)(it % NVALS);
+		__u64 slot = base + 8ull * k;
+		double d[3];
+
+		/*
+		 * Rotate the order of the three methods every iteration so
+		 * that no method always follows the same one (e.g. the UDP
+		 * server still running after its reply).
+		 */
+		for (j = 0; j < 3; j++) {
+			switch ((it + j) % 3) {
+			case 0:
+				d[0] = run_indirect(fd, &dst, rkey, slot, k, it);
+				break;
+			case 1:
+				d[1] = run_two_reads(fd, &dst, rkey, slot, k, it);
+				break;
+			default:
+				d[2] = run_udp(ufd, k);
+				break;
+			}
+		}
+
+		if (it >= warmup)
+			for (j = 0; j < 3; j++)
+				s[j].v[s[j].n++] = d[j];
+	}
+	for (j = 0; j < 3; j++)
+		r[j] = summarize(&s[j]);
+
+	printf("first benchmark: %u-byte value behind a pointer, %ld iterations (+%ld warm-up)\n",
+	       VAL_SIZE, n, warmup);
+	printf("  %-22s %10s %10s %10s %10s\n", "method", "median us", "p99 us",
+	       "mean us", "min us");
+	for (j = 0; j < 3; j++)
+		printf("  %-22s %10.1f %10.1f %10.1f %10.1f\n", s[j].name, r[j].median,
+		       r[j].p99, r[j].mean, r[j].min);
+	printf("  ratio indirect / two reads (median): %.3f\n", r[0].median / r[1].median);
+	printf("  ratio indirect / UDP (median):       %.3f\n", r[0].median / r[2].median);
+	printf("  ratio indirect / two reads (min):    %.3f\n", r[0].min / r[1].min);
+	printf("  ratio indirect / UDP (min):          %.3f\n", r[0].min / r[2].min);
+
+	if (json) {
+		struct utsname u;
+
+		uname(&u);
+		f = fopen(json, "w");
+		if (!f)
+			die(json, errno);
+		fprintf(f, "{\n  \"benchmark\": \"first\",\n  \"kernel\": \"%s\",\n", u.release);
+		fprintf(f, "  \"value_size\": %u,\n  \"iterations\": %ld,\n  \"warmup\": %ld,\n",
+			VAL_SIZE, n, warmup);
+		fprintf(f, "  \"unit\": \"us\",\n  \"results\": {\n");
+		for (j = 0; j < 3; j++)
+			fprintf(f, "    \"%s\": {\"median\": %.2f, \"p99\": %.2f, \"mean\": %.2f, \"min\": %.2f, \"max\": %.2f}%s\n",
+				s[j].name, r[j].median, r[j].p99, r[j].mean, r[j].min,
+				r[j].max, j < 2 ? "," : "");
+		fprintf(f, "  },\n  \"ratios\": {\n");
+		fprintf(f, "    \"indirect_over_two_reads_median\": %.4f,\n", r[0].median / r[1].median);
+		fprintf(f, "    \"indirect_over_udp_median\": %.4f,\n", r[0].median / r[2].median);
+		fprintf(f, "    \"indirect_over_two_reads_min\": %.4f,\n", r[0].min / r[1].min);
+		fprintf(f, "    \"indirect_over_udp_min\": %.4f,\n", r[0].min / r[2].min);
+		fprintf(f, "    \"indirect_over_two_reads_p99\": %.4f,\n", r[0].p99 / r[1].p99);
+		fprintf(f, "    \"indirect_over_udp_p99\": %.4f\n  }\n}\n", r[0].p99 / r[2].p99);
+		if (fclose(f))
+			die(json, errno);
+	}
+	return 0;
+}
+
+int main(int argc, char **argv)
+{
+	if (argc >= 2 && !strcmp(argv[1], "prism-server"))
+		return prism_server(argc - 1, argv + 1);
+	if (argc >= 2 && !strcmp(argv[1], "udp-server"))
+		return udp_server(argc - 1, argv + 1);
+	if (argc >= 2 && !strcmp(argv[1], "client"))
+		return client(argc - 1, argv + 1);
+	fprintf(stderr, "usage: %s prism-server|udp-server|client ...\n", argv[0]);
+	return 2;
+}
