@@ -15,6 +15,10 @@ pkgs=(
 	liburing-dev libmnl-dev
 	# sanitizer/fuzz builds, scripts, plots
 	clang python3 gnuplot-nox
+	# real-world peer for the KV benchmark (apps/kv, tools/bench/kv.sh)
+	memcached
+	# SoftRoCE comparison (tools/bench/rxe.sh)
+	rdma-core ibverbs-utils ibverbs-providers perftest libibverbs-dev
 )
 
 missing=()

@@ -1,0 +1,615 @@
+// SPDX-License-Identifier: MIT
+/*
+ * PRISM vs SoftRoCE (rdma_rxe) latency, the two sides of tools/bench/rxe.sh.
+ *
+ * Both stacks get the same server memory layout and the same client loop:
+ *
+ *   0      pointer table: slot k holds the address of value k
+ *   4096   NVALS values of VAL_SIZE bytes (byte pattern checked by reads)
+ *   49152  WRITE area
+ *   61440  CAS word (8 bytes)
+ *
+ * and the client measures, one operation at a time, warm-up excluded:
+ *
+ *   read8 read512 write8 write512 cas8   one operation, wait for its completion
+ *   dep2read512  READ the 8-byte pointer, then READ the 512 bytes it names
+ *                (two dependent round trips)
+ *   indread512   (PRISM only) one READ|INDIRECT: the target follows the pointer
+ *
+ * PRISM: liburing-prism's blocking prism_execute() (sendmsg + recvmsg).
+ * rxe:   libibverbs RC QP, one signaled work request, ibv_poll_cq() busy
+ *        polling (as perftest does).  The QP is connected out of band
+ *        through small files (both processes run in the same guest).
+ *
+ *   rxe_lat prism-server IF EP INFO
+ *   rxe_lat prism-client IF INFO N WARMUP
+ *   rxe_lat verbs-server DEV GIDX INFO PEER READY
+ *   rxe_lat verbs-client DEV GIDX INFO PEER READY N WARMUP
+ *
+ * Clients print one line per operation:
+ *   RESULT stack op bytes n median_us p99_us mean_us min_us max_us
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/socket.h>
+#include <sys/time.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <infiniband/verbs.h>
+
+#include "liburing-prism.h"
+
+#define VAL_SIZE	512u
+#define NVALS		64u
+#define REGION_LEN	(64u * 1024)
+#define VAL_OFF		4096u
+#define WRITE_OFF	49152u
+#define CAS_OFF		61440u
+
+static unsigned char val_byte(unsigned int k, unsigned int i)
+{
+	return (unsigned char)(k * 31 + i * 7 + 3);
+}
+
+static void die(const char *what, int err)
+{
+	fprintf(stderr, "rxe_lat: %s: %s\n", what, strerror(err < 0 ? -err : err));
+	exit(1);
+}
+
+static int write_atomic(const char *path, const char *text)
+{
+	char tmp[4096];
+	FILE *f;
+
+	snprintf(tmp, sizeof(tmp), "%s.tmp", path);
+	f = fopen(tmp, "w");
+	if (!f)
+		return -errno;
+	fputs(text, f);
+	if (fclose(f) || rename(tmp, path))
+		return -errno;
+	return 0;
+}
+
+static void wait_file(const char *path)
+{
+	int i;
+
+	for (i = 0; i < 6000; i++) {
+		if (access(path, R_OK) == 0)
+			return;
+		usleep(10000);
+	}
+	die(path, ETIMEDOUT);
+}
+
+static double now_us(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1e6 + ts.tv_nsec / 1e3;
+}
+
+static unsigned char *make_region(void)
+{
+	unsigned char *mem;
+	unsigned int k, i;
+
+	mem = mmap(NULL, REGION_LEN, PROT_READ | PROT_WRITE,
+		   MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (mem == MAP_FAILED)
+		die("mmap", errno);
+	memset(mem, 0, REGION_LEN);
+	for (k = 0; k < NVALS; k++) {
+		prism_put_le64(mem + 8 * k,
+			       (__u64)(uintptr_t)(mem + VAL_OFF + k * VAL_SIZE));
+		for (i = 0; i < VAL_SIZE; i++)
+			mem[VAL_OFF + k * VAL_SIZE + i] = val_byte(k, i);
+	}
+	return mem;
+}
+
+static int check_value(const unsigned char *p, __u32 len, unsigned int k)
+{
+	unsigned int i;
+
+	if (!p || len != VAL_SIZE)
+		return -1;
+	for (i = 0; i < VAL_SIZE; i++)
+		if (p[i] != val_byte(k, i))
+			return -1;
+	return 0;
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+static void report(const char *stack, const char *op, unsigned int bytes,
+		   double *v, long n)
+{
+	double mean = 0, med, p99;
+	long i;
+
+	qsort(v, (size_t)n, sizeof(double), cmp_double);
+	for (i = 0; i < n; i++)
+		mean += v[i];
+	mean /= (double)n;
+	med = n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+	p99 = v[(n * 99 + 99) / 100 - 1];
+	printf("RESULT %s %s %u %ld %.2f %.2f %.2f %.2f %.2f\n", stack, op, bytes,
+	       n, med, p99, mean, v[0], v[n - 1]);
+	fflush(stdout);
+}
+
+/* ---------------------------------------------------------------- PRISM */
+
+static int prism_server(int argc, char **argv)
+{
+	struct sockaddr_prism me;
+	unsigned char *mem;
+	char text[512], mac[18];
+	__u64 rkey;
+	int fd, err;
+
+	if (argc < 4)
+		die("usage: prism-server IF EP INFO", EINVAL);
+	fd = prism_open(argv[1], 0, (__u32)strtoul(argv[2], NULL, 0));
+	if (fd < 0)
+		die("prism_open", fd);
+	mem = make_region();
+	err = prism_reg_mr(fd, mem, REGION_LEN, PRISM_ACCESS_ALL, &rkey);
+	if (err)
+		die("REG_MR", err);
+	err = prism_local_addr(fd, &me);
+	if (err)
+		die("getsockname", err);
+	snprintf(text, sizeof(text), "mac %s\nep %u\nrkey 0x%llx\nbase 0x%llx\n",
+		 prism_format_mac(me.sprism_mac, mac), me.sprism_ep,
+		 (unsigned long long)rkey, (unsigned long long)(uintptr_t)mem);
+	err = write_atomic(argv[3], text);
+	if (err)
+		die("info file", err);
+	for (;;)
+		pause();
+	return 0;
+}
+
+struct pctx {
+	int fd;
+	struct sockaddr_prism dst;
+	__u64 rkey, base, seq, cas_cur;
+};
+
+static const struct prism_msg *pexec(struct pctx *p, struct prism_chain_buf *c,
+				     unsigned char *out, size_t out_len,
+				     const char *what)
+{
+	const struct prism_msg *m = (const void *)out;
+	ssize_t got;
+
+	got = prism_execute(p->fd, &p->dst, c, out, out_len);
+	if (got < 0 || m->status != PRISM_S_OK)
+		die(what, got < 0 ? (int)got : EIO);
+	return m;
+}
+
+/* One timed PRISM operation; op: 0 read8 1 read512 2 write8 3 write512
+ * 4 cas8 5 dep2read512 6 indread512 */
+static double prism_op(struct pctx *p, int op, long it)
+{
+	_Alignas(8) unsigned char cb[1024], out[2048], data[VAL_SIZE];
+	const struct prism_msg *m;
+	struct prism_chain_buf c;
+	unsigned int k = (unsigned int)(it % NVALS);
+	__u64 slot = p->base + 8ull * k, ptr, old;
+	const void *d;
+	double t0, t;
+	__u32 len;
+
+	memset(data, (int)(it & 0xff), sizeof(data));
+	t0 = now_us();
+	prism_chain_init(&c, cb, sizeof(cb), ++p->seq);
+	switch (op) {
+	case 0:
+		prism_prep_read(&c, p->rkey, slot, 8);
+		m = pexec(p, &c, out, sizeof(out), "READ 8");
+		t = now_us() - t0;
+		if (prism_msg_u64(m, 0, &ptr) ||
+		    ptr != p->base + VAL_OFF + k * VAL_SIZE)
+			die("READ 8 returned wrong bytes", EIO);
+		return t;
+	case 1:
+		prism_prep_read(&c, p->rkey, p->base + VAL_OFF + k * VAL_SIZE, VAL_SIZE);
+		m = pexec(p, &c, out, sizeof(out), "READ 512");
+		t = now_us() - t0;
+		d = prism_msg_data(m, 0, &len);
+		if (check_value(d, len, k))
+			die("READ 512 returned wrong bytes", EIO);
+		return t;
+	case 2:
+	case 3:
+		prism_prep_write(&c, p->rkey, p->base + WRITE_OFF, data,
+				 op == 2 ? 8 : VAL_SIZE);
+		pexec(p, &c, out, sizeof(out), "WRITE");
+		return now_us() - t0;
+	case 4:
+		prism_prep_cas_u64(&c, p->rkey, p->base + CAS_OFF, PRISM_CAS_EQ,
+				   p->cas_cur, p->cas_cur + 1);
+		m = pexec(p, &c, out, sizeof(out), "CAS");
+		t = now_us() - t0;
+		if (prism_msg_u64(m, 0, &old) || old != p->cas_cur)
+			die("CAS returned a wrong old value", EIO);
+		p->cas_cur++;
+		return t;
+	case 5:
+		prism_prep_read(&c, p->rkey, slot, 8);
+		m = pexec(p, &c, out, sizeof(out), "pointer READ");
+		if (prism_msg_u64(m, 0, &ptr))
+			die("pointer READ", EIO);
+		prism_chain_init(&c, cb, sizeof(cb), ++p->seq);
+		prism_prep_read(&c, p->rkey, ptr, VAL_SIZE);
+		m = pexec(p, &c, out, sizeof(out), "value READ");
+		t = now_us() - t0;
+		d = prism_msg_data(m, 0, &len);
+		if (check_value(d, len, k))
+			die("value READ returned wrong bytes", EIO);
+		return t;
+	default:
+		prism_prep_read_indirect(&c, p->rkey, slot, VAL_SIZE);
+		m = pexec(p, &c, out, sizeof(out), "indirect READ");
+		t = now_us() - t0;
+		d = prism_msg_data(m, 0, &len);
+		if (check_value(d, len, k))
+			die("indirect READ returned wrong bytes", EIO);
+		return t;
+	}
+}
+
+static const char *const op_name[] = { "read", "read", "write", "write", "cas",
+				       "dep2read", "indread" };
+static const unsigned int op_bytes[] = { 8, VAL_SIZE, 8, VAL_SIZE, 8, VAL_SIZE,
+					 VAL_SIZE };
+
+static int prism_client(int argc, char **argv)
+{
+	struct timeval tv = { .tv_sec = 5 };
+	char key[64], val[128];
+	struct pctx p = { 0 };
+	__u8 mac[6] = { 0 };
+	long n, w, it;
+	double *v;
+	__u32 ep = 0;
+	FILE *f;
+	int op;
+
+	if (argc < 5)
+		die("usage: prism-client IF INFO N WARMUP", EINVAL);
+	n = strtol(argv[3], NULL, 0);
+	w = strtol(argv[4], NULL, 0);
+	f = fopen(argv[2], "r");
+	if (!f)
+		die(argv[2], errno);
+	while (fscanf(f, "%63s %127s", key, val) == 2) {
+		if (!strcmp(key, "mac"))
+			prism_parse_mac(val, mac);
+		else if (!strcmp(key, "ep"))
+			ep = (__u32)strtoul(val, NULL, 0);
+		else if (!strcmp(key, "rkey"))
+			p.rkey = strtoull(val, NULL, 0);
+		else if (!strcmp(key, "base"))
+			p.base = strtoull(val, NULL, 0);
+	}
+	fclose(f);
+	p.fd = prism_open(argv[1], 0, 0);
+	if (p.fd < 0)
+		die("prism_open", p.fd);
+	setsockopt(p.fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
+	prism_addr_init(&p.dst, mac, ep);
+	v = calloc((size_t)n, sizeof(double));
+	if (!v)
+		die("calloc", ENOMEM);
+	for (op = 0; op < 7; op++) {
+		for (it = 0; it < w + n; it++) {
+			double t = prism_op(&p, op, it);
+
+			if (it >= w)
+				v[it - w] = t;
+		}
+		report("prism", op_name[op], op_bytes[op], v, n);
+	}
+	return 0;
+}
+
+/* ---------------------------------------------------------------- verbs */
+
+struct vctx {
+	struct ibv_context *ctx;
+	struct ibv_pd *pd;
+	struct ibv_cq *cq;
+	struct ibv_qp *qp;
+	struct ibv_mr *mr;
+	unsigned char *mem;
+	union ibv_gid gid;
+	int gidx;
+	__u64 raddr, cas_cur;
+	__u32 rkey;
+};
+
+static void verbs_setup(struct vctx *v, const char *dev, int gidx)
+{
+	struct ibv_qp_init_attr qa = { 0 };
+	struct ibv_qp_attr a = { 0 };
+	struct ibv_device **l;
+	int i, num;
+
+	l = ibv_get_device_list(&num);
+	if (!l)
+		die("ibv_get_device_list", errno);
+	for (i = 0; i < num; i++)
+		if (!strcmp(ibv_get_device_name(l[i]), dev))
+			break;
+	if (i == num)
+		die(dev, ENODEV);
+	v->ctx = ibv_open_device(l[i]);
+	if (!v->ctx)
+		die("ibv_open_device", errno);
+	ibv_free_device_list(l);
+	v->gidx = gidx;
+	if (ibv_query_gid(v->ctx, 1, gidx, &v->gid))
+		die("ibv_query_gid", errno);
+	v->pd = ibv_alloc_pd(v->ctx);
+	v->cq = ibv_create_cq(v->ctx, 16, NULL, NULL, 0);
+	if (!v->pd || !v->cq)
+		die("pd/cq", errno);
+	v->mem = make_region();
+	v->mr = ibv_reg_mr(v->pd, v->mem, REGION_LEN,
+			   IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_READ |
+			   IBV_ACCESS_REMOTE_WRITE | IBV_ACCESS_REMOTE_ATOMIC);
+	if (!v->mr)
+		die("ibv_reg_mr", errno);
+	qa.send_cq = v->cq;
+	qa.recv_cq = v->cq;
+	qa.qp_type = IBV_QPT_RC;
+	qa.cap.max_send_wr = 16;
+	qa.cap.max_recv_wr = 1;
+	qa.cap.max_send_sge = 1;
+	qa.cap.max_recv_sge = 1;
+	v->qp = ibv_create_qp(v->pd, &qa);
+	if (!v->qp)
+		die("ibv_create_qp", errno);
+	a.qp_state = IBV_QPS_INIT;
+	a.pkey_index = 0;
+	a.port_num = 1;
+	a.qp_access_flags = IBV_ACCESS_REMOTE_READ | IBV_ACCESS_REMOTE_WRITE |
+			    IBV_ACCESS_REMOTE_ATOMIC;
+	if (ibv_modify_qp(v->qp, &a, IBV_QP_STATE | IBV_QP_PKEY_INDEX |
+			  IBV_QP_PORT | IBV_QP_ACCESS_FLAGS))
+		die("modify INIT", errno);
+}
+
+static void verbs_write_info(struct vctx *v, const char *path)
+{
+	char text[512];
+	int i, o;
+
+	o = snprintf(text, sizeof(text), "qpn %u\npsn %u\nrkey %u\naddr 0x%llx\ngid ",
+		     v->qp->qp_num, 4242u, v->mr->rkey,
+		     (unsigned long long)(uintptr_t)v->mem);
+	for (i = 0; i < 16; i++)
+		o += snprintf(text + o, sizeof(text) - (size_t)o, "%02x", v->gid.raw[i]);
+	snprintf(text + o, sizeof(text) - (size_t)o, "\n");
+	if (write_atomic(path, text))
+		die(path, errno);
+}
+
+/* Read the peer's info and take the QP to RTR and RTS. */
+static void verbs_connect(struct vctx *v, const char *peer)
+{
+	struct ibv_qp_attr a = { 0 };
+	char key[64], val[128];
+	unsigned int qpn = 0, psn = 0, x;
+	int i;
+	FILE *f;
+
+	wait_file(peer);
+	f = fopen(peer, "r");
+	if (!f)
+		die(peer, errno);
+	while (fscanf(f, "%63s %127s", key, val) == 2) {
+		if (!strcmp(key, "qpn"))
+			qpn = (unsigned int)strtoul(val, NULL, 0);
+		else if (!strcmp(key, "psn"))
+			psn = (unsigned int)strtoul(val, NULL, 0);
+		else if (!strcmp(key, "rkey"))
+			v->rkey = (__u32)strtoul(val, NULL, 0);
+		else if (!strcmp(key, "addr"))
+			v->raddr = strtoull(val, NULL, 0);
+		else if (!strcmp(key, "gid"))
+			for (i = 0; i < 16; i++) {
+				sscanf(val + 2 * i, "%2x", &x);
+				a.ah_attr.grh.dgid.raw[i] = (uint8_t)x;
+			}
+	}
+	fclose(f);
+	a.qp_state = IBV_QPS_RTR;
+	a.path_mtu = IBV_MTU_1024;
+	a.dest_qp_num = qpn;
+	a.rq_psn = psn;
+	a.max_dest_rd_atomic = 1;
+	a.min_rnr_timer = 12;
+	a.ah_attr.is_global = 1;
+	a.ah_attr.grh.sgid_index = (uint8_t)v->gidx;
+	a.ah_attr.grh.hop_limit = 64;
+	a.ah_attr.port_num = 1;
+	if (ibv_modify_qp(v->qp, &a, IBV_QP_STATE | IBV_QP_AV | IBV_QP_PATH_MTU |
+			  IBV_QP_DEST_QPN | IBV_QP_RQ_PSN |
+			  IBV_QP_MAX_DEST_RD_ATOMIC | IBV_QP_MIN_RNR_TIMER))
+		die("modify RTR", errno);
+	memset(&a, 0, sizeof(a));
+	a.qp_state = IBV_QPS_RTS;
+	a.timeout = 14;
+	a.retry_cnt = 7;
+	a.rnr_retry = 7;
+	a.sq_psn = 4242;
+	a.max_rd_atomic = 1;
+	if (ibv_modify_qp(v->qp, &a, IBV_QP_STATE | IBV_QP_TIMEOUT |
+			  IBV_QP_RETRY_CNT | IBV_QP_RNR_RETRY | IBV_QP_SQ_PSN |
+			  IBV_QP_MAX_QP_RD_ATOMIC))
+		die("modify RTS", errno);
+}
+
+/* Post one signaled work request and busy-poll for its completion. */
+static void verbs_do(struct vctx *v, enum ibv_wr_opcode opc, unsigned int loff,
+		     __u32 len, __u64 raddr, __u64 cmp, __u64 swap)
+{
+	struct ibv_sge sge = {
+		.addr = (uintptr_t)(v->mem + loff), .length = len, .lkey = v->mr->lkey,
+	};
+	struct ibv_send_wr wr = { 0 }, *bad;
+	struct ibv_wc wc;
+	int r;
+
+	wr.opcode = opc;
+	wr.sg_list = &sge;
+	wr.num_sge = 1;
+	wr.send_flags = IBV_SEND_SIGNALED;
+	if (opc == IBV_WR_ATOMIC_CMP_AND_SWP) {
+		wr.wr.atomic.remote_addr = raddr;
+		wr.wr.atomic.rkey = v->rkey;
+		wr.wr.atomic.compare_add = cmp;
+		wr.wr.atomic.swap = swap;
+	} else {
+		wr.wr.rdma.remote_addr = raddr;
+		wr.wr.rdma.rkey = v->rkey;
+	}
+	if (ibv_post_send(v->qp, &wr, &bad))
+		die("ibv_post_send", errno);
+	while ((r = ibv_poll_cq(v->cq, 1, &wc)) == 0)
+		;
+	if (r < 0 || wc.status != IBV_WC_SUCCESS) {
+		fprintf(stderr, "rxe_lat: completion: %s\n",
+			r < 0 ? "poll error" : ibv_wc_status_str(wc.status));
+		exit(1);
+	}
+}
+
+/* Local buffer layout on the client: reads land at 0 (8 B) / VAL_OFF. */
+static double verbs_op(struct vctx *v, int op, long it)
+{
+	unsigned int k = (unsigned int)(it % NVALS);
+	__u64 slot = v->raddr + 8ull * k, ptr;
+	double t0, t;
+
+	memset(v->mem + WRITE_OFF, (int)(it & 0xff), VAL_SIZE);
+	t0 = now_us();
+	switch (op) {
+	case 0:
+		verbs_do(v, IBV_WR_RDMA_READ, 0, 8, slot, 0, 0);
+		t = now_us() - t0;
+		if (prism_get_le64(v->mem) != v->raddr + VAL_OFF + k * VAL_SIZE)
+			die("READ 8 returned wrong bytes", EIO);
+		return t;
+	case 1:
+		verbs_do(v, IBV_WR_RDMA_READ, VAL_OFF, VAL_SIZE,
+			 v->raddr + VAL_OFF + k * VAL_SIZE, 0, 0);
+		t = now_us() - t0;
+		if (check_value(v->mem + VAL_OFF, VAL_SIZE, k))
+			die("READ 512 returned wrong bytes", EIO);
+		return t;
+	case 2:
+	case 3:
+		verbs_do(v, IBV_WR_RDMA_WRITE, WRITE_OFF, op == 2 ? 8 : VAL_SIZE,
+			 v->raddr + WRITE_OFF, 0, 0);
+		return now_us() - t0;
+	case 4:
+		verbs_do(v, IBV_WR_ATOMIC_CMP_AND_SWP, CAS_OFF, 8,
+			 v->raddr + CAS_OFF, v->cas_cur, v->cas_cur + 1);
+		t = now_us() - t0;
+		/* the atomic returns the old value (host byte order) */
+		if (*(__u64 *)(v->mem + CAS_OFF) != v->cas_cur)
+			die("CAS returned a wrong old value", EIO);
+		v->cas_cur++;
+		return t;
+	default:
+		verbs_do(v, IBV_WR_RDMA_READ, 0, 8, slot, 0, 0);
+		ptr = prism_get_le64(v->mem);
+		verbs_do(v, IBV_WR_RDMA_READ, VAL_OFF, VAL_SIZE, ptr, 0, 0);
+		t = now_us() - t0;
+		if (check_value(v->mem + VAL_OFF, VAL_SIZE, k))
+			die("dependent READ returned wrong bytes", EIO);
+		return t;
+	}
+}
+
+static int verbs_server(int argc, char **argv)
+{
+	struct vctx v = { 0 };
+
+	if (argc < 6)
+		die("usage: verbs-server DEV GIDX INFO PEER READY", EINVAL);
+	verbs_setup(&v, argv[1], atoi(argv[2]));
+	verbs_write_info(&v, argv[3]);
+	verbs_connect(&v, argv[4]);
+	if (write_atomic(argv[5], "ready\n"))
+		die(argv[5], errno);
+	for (;;)
+		pause();
+	return 0;
+}
+
+static int verbs_client(int argc, char **argv)
+{
+	struct vctx v = { 0 };
+	long n, w, it;
+	double *t;
+	int op;
+
+	if (argc < 8)
+		die("usage: verbs-client DEV GIDX INFO PEER READY N WARMUP", EINVAL);
+	n = strtol(argv[6], NULL, 0);
+	w = strtol(argv[7], NULL, 0);
+	verbs_setup(&v, argv[1], atoi(argv[2]));
+	verbs_write_info(&v, argv[3]);
+	verbs_connect(&v, argv[4]);
+	wait_file(argv[5]);
+	t = calloc((size_t)n, sizeof(double));
+	if (!t)
+		die("calloc", ENOMEM);
+	for (op = 0; op < 6; op++) {
+		for (it = 0; it < w + n; it++) {
+			double d = verbs_op(&v, op, it);
+
+			if (it >= w)
+				t[it - w] = d;
+		}
+		report("verbs", op_name[op], op_bytes[op], t, n);
+	}
+	return 0;
+}
+
+int main(int argc, char **argv)
+{
+	if (argc >= 2 && !strcmp(argv[1], "prism-server"))
+		return prism_server(argc - 1, argv + 1);
+	if (argc >= 2 && !strcmp(argv[1], "prism-client"))
+		return prism_client(argc - 1, argv + 1);
+	if (argc >= 2 && !strcmp(argv[1], "verbs-server"))
+		return verbs_server(argc - 1, argv + 1);
+	if (argc >= 2 && !strcmp(argv[1], "verbs-client"))
+		return verbs_client(argc - 1, argv + 1);
+	fprintf(stderr, "usage: %s prism-server|prism-client|verbs-server|verbs-client ...\n",
+		argv[0]);
+	return 2;
+}
