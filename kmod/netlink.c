@@ -1,12 +1,937 @@
 // SPDX-License-Identifier: GPL-2.0
-/* Generic netlink interface for prismctl (placeholder until written). */
+/*
+ * PRISM generic netlink family "prism", the interface of prismctl.  The
+ * commands and attributes are described in uapi/linux/prism_netlink.h.
+ *
+ * Every command works on the network namespace of the requesting socket.
+ * Readers walk the endpoint table and each endpoint's regions and free
+ * lists under RCU, as the receive path does: sockets (SOCK_RCU_FREE),
+ * regions and free lists are all freed after a grace period.  Commands that
+ * change a free list take a reference on the socket, leave the RCU section
+ * and call into region.c from process context, like the socket's ioctls.
+ * A socket being closed meanwhile has its memory detached already, so the
+ * call then fails with ENOENT.
+ *
+ * Privileges: an rkey is a capability (whoever knows it can access the
+ * region from the network), and posting buffers decides where remote
+ * ALLOCs write into some process' memory.  Both therefore need
+ * CAP_NET_ADMIN in the initial user namespace, not only in the user
+ * namespace owning the netns: the admin of a container must not reach the
+ * memory of processes that entered its netns from outside.
+ */
+#include <linux/kernel.h>
+#include <linux/capability.h>
+#include <linux/etherdevice.h>
+#include <linux/mm.h>
+#include <linux/overflow.h>
+#include <linux/pid.h>
+#include <linux/slab.h>
+#include <net/genetlink.h>
+#include <net/netlink.h>
 #include "prism_net.h"
+#include "../uapi/linux/prism_netlink.h"
+
+/* Largest free list region.c accepts (its PRISM_FL_MAX_CAPACITY). */
+#define PRISM_NL_FL_MAX_CAPACITY	65536U
+
+/* The stats nest carries the counters in the order of enum prism_stat. */
+static_assert(__PRISM_STATS_ATTR_MAX - PRISM_STATS_ATTR_CHAINS_SENT ==
+	      PRISM_STAT_NR);
+static_assert(PRISM_STATS_ATTR_DUPLICATES - PRISM_STATS_ATTR_CHAINS_SENT ==
+	      PRISM_STAT_DUPLICATES);
+
+static struct genl_family prism_genl_family;
+
+/* ---------------------------------------------------------------------------
+ * Policies: one per command, over the whole attribute space, so that every
+ * attribute a command does not take is rejected.
+ */
+/* Not const: the 6.1 policy points to them through a non-const pointer. */
+static struct netlink_range_validation prism_nl_capacity_range = {
+	.min	= 1,
+	.max	= PRISM_NL_FL_MAX_CAPACITY,
+};
+
+static struct netlink_range_validation prism_nl_post_range = {
+	.min	= 1,
+	.max	= PRISM_GENL_POST_MAX,
+};
+
+static const struct nla_policy prism_nl_fl_addr_policy[PRISM_FL_ADDR_MAX + 1] = {
+	[PRISM_FL_ADDR]			= { .type = NLA_U64 },
+};
+
+/* ENDPOINT_GET, REGION_GET: optional endpoint filter. */
+static const struct nla_policy prism_nl_ep_policy[PRISM_ATTR_MAX + 1] = {
+	[PRISM_ATTR_EP]			= { .type = NLA_U32 },
+};
+
+static const struct nla_policy prism_nl_fl_get_policy[PRISM_ATTR_MAX + 1] = {
+	[PRISM_ATTR_EP]			= { .type = NLA_U32 },
+	[PRISM_ATTR_FL_ID]		= { .type = NLA_U32 },
+};
+
+static const struct nla_policy prism_nl_fl_create_policy[PRISM_ATTR_MAX + 1] = {
+	[PRISM_ATTR_EP]			= { .type = NLA_U32 },
+	[PRISM_ATTR_RKEY]		= { .type = NLA_U64 },
+	[PRISM_ATTR_FL_BUF_SIZE]	= NLA_POLICY_MIN(NLA_U32, 1),
+	[PRISM_ATTR_FL_CAPACITY]	=
+		NLA_POLICY_FULL_RANGE(NLA_U32, &prism_nl_capacity_range),
+};
+
+static const struct nla_policy prism_nl_fl_post_policy[PRISM_ATTR_MAX + 1] = {
+	[PRISM_ATTR_EP]			= { .type = NLA_U32 },
+	[PRISM_ATTR_FL_ID]		= { .type = NLA_U32 },
+	[PRISM_ATTR_FL_ADDRS]		=
+		NLA_POLICY_NESTED(prism_nl_fl_addr_policy),
+	[PRISM_ATTR_FL_CARVE_START]	= { .type = NLA_U64 },
+	[PRISM_ATTR_FL_CARVE_COUNT]	=
+		NLA_POLICY_FULL_RANGE(NLA_U32, &prism_nl_post_range),
+};
+
+static const struct nla_policy prism_nl_peer_policy[PRISM_ATTR_MAX + 1] = {
+	[PRISM_ATTR_EP]			= { .type = NLA_U32 },
+	[PRISM_ATTR_PEER_MAC]		= NLA_POLICY_ETH_ADDR,
+	[PRISM_ATTR_PEER_EP]		= { .type = NLA_U32 },
+	[PRISM_ATTR_IFINDEX]		= { .type = NLA_U32 },
+};
+
+/* ---------------------------------------------------------------------------
+ * Message fill helpers.  Callers hold rcu_read_lock().
+ */
+static int prism_nl_put_stats(struct sk_buff *skb, const u64 *c)
+{
+	struct nlattr *nest;
+	int i;
+
+	nest = nla_nest_start(skb, PRISM_ATTR_STATS);
+	if (!nest)
+		return -EMSGSIZE;
+	for (i = 0; i < PRISM_STAT_NR; i++) {
+		if (nla_put_u64_64bit(skb, PRISM_STATS_ATTR_CHAINS_SENT + i,
+				      c[i], PRISM_STATS_ATTR_PAD)) {
+			nla_nest_cancel(skb, nest);
+			return -EMSGSIZE;
+		}
+	}
+	nla_nest_end(skb, nest);
+	return 0;
+}
+
+static int prism_nl_fill_ep(struct sk_buff *skb, struct prism_sock *psk,
+			    u32 portid, u32 seq, int flags)
+{
+	struct prism_mem *mem = &psk->mem;
+	struct prism_freelist *fl;
+	struct prism_region *r;
+	struct net_device *dev;
+	struct prism_stats st;
+	u32 nr_regions = 0, nr_fls = 0;
+	unsigned long id;
+	unsigned int b;
+	u64 pinned;
+	void *hdr;
+
+	spin_lock_bh(&mem->lock);
+	hash_for_each(mem->regions, b, r, node)
+		nr_regions++;
+	xa_for_each(&mem->freelists, id, fl)
+		nr_fls++;
+	pinned = mem->pinned_pages;
+	spin_unlock_bh(&mem->lock);
+	prism_stats_fill(psk, &st);
+
+	hdr = genlmsg_put(skb, portid, seq, &prism_genl_family, flags,
+			  PRISM_CMD_ENDPOINT_GET);
+	if (!hdr)
+		return -EMSGSIZE;
+	if (nla_put_u32(skb, PRISM_ATTR_EP, psk->ep) ||
+	    nla_put_u32(skb, PRISM_ATTR_IFINDEX, psk->ifindex))
+		goto cancel;
+	dev = dev_get_by_index_rcu(sock_net(&psk->sk), psk->ifindex);
+	if (dev) {
+		if (nla_put_string(skb, PRISM_ATTR_IFNAME, dev->name))
+			goto cancel;
+		if (dev->addr_len == ETH_ALEN &&
+		    nla_put(skb, PRISM_ATTR_MAC, ETH_ALEN, dev->dev_addr))
+			goto cancel;
+	}
+	/* pid_vnr(): 0 when the owner is not visible in our pid namespace. */
+	if (nla_put_u32(skb, PRISM_ATTR_OWNER_PID, pid_vnr(psk->owner)) ||
+	    nla_put_u32(skb, PRISM_ATTR_NR_REGIONS, nr_regions) ||
+	    nla_put_u32(skb, PRISM_ATTR_NR_FREELISTS, nr_fls) ||
+	    nla_put_u64_64bit(skb, PRISM_ATTR_PINNED_PAGES, pinned,
+			      PRISM_ATTR_PAD) ||
+	    nla_put_u32(skb, PRISM_ATTR_OUTSTANDING,
+			atomic_read(&psk->outstanding)) ||
+	    nla_put_u32(skb, PRISM_ATTR_MAX_OUTSTANDING,
+			READ_ONCE(psk->max_outstanding)) ||
+	    nla_put_u32(skb, PRISM_ATTR_TIMEOUT_MS,
+			READ_ONCE(psk->timeout_ms)) ||
+	    prism_nl_put_stats(skb, (const u64 *)&st))
+		goto cancel;
+	genlmsg_end(skb, hdr);
+	return 0;
+
+cancel:
+	genlmsg_cancel(skb, hdr);
+	return -EMSGSIZE;
+}
+
+static int prism_nl_fill_region(struct sk_buff *skb, struct prism_sock *psk,
+				struct prism_region *r, u32 portid, u32 seq,
+				bool show_rkey)
+{
+	void *hdr;
+
+	hdr = genlmsg_put(skb, portid, seq, &prism_genl_family, NLM_F_MULTI,
+			  PRISM_CMD_REGION_GET);
+	if (!hdr)
+		return -EMSGSIZE;
+	if (nla_put_u32(skb, PRISM_ATTR_EP, psk->ep) ||
+	    nla_put_u64_64bit(skb, PRISM_ATTR_REGION_START, r->start,
+			      PRISM_ATTR_PAD) ||
+	    nla_put_u64_64bit(skb, PRISM_ATTR_REGION_LEN, r->len,
+			      PRISM_ATTR_PAD) ||
+	    nla_put_u32(skb, PRISM_ATTR_REGION_ACCESS, r->access) ||
+	    nla_put_u64_64bit(skb, PRISM_ATTR_REGION_PAGES, r->npages,
+			      PRISM_ATTR_PAD) ||
+	    (show_rkey &&
+	     nla_put_u64_64bit(skb, PRISM_ATTR_RKEY, r->rkey, PRISM_ATTR_PAD))) {
+		genlmsg_cancel(skb, hdr);
+		return -EMSGSIZE;
+	}
+	genlmsg_end(skb, hdr);
+	return 0;
+}
+
+static int prism_nl_fill_fl(struct sk_buff *skb, struct prism_sock *psk,
+			    struct prism_freelist *fl, u32 portid, u32 seq,
+			    int flags, u8 cmd, bool show_rkey)
+{
+	struct prism_region *r;
+	void *hdr;
+
+	hdr = genlmsg_put(skb, portid, seq, &prism_genl_family, flags, cmd);
+	if (!hdr)
+		return -EMSGSIZE;
+	if (nla_put_u32(skb, PRISM_ATTR_EP, psk->ep) ||
+	    nla_put_u32(skb, PRISM_ATTR_FL_ID, fl->id) ||
+	    nla_put_u32(skb, PRISM_ATTR_FL_BUF_SIZE, fl->buf_size) ||
+	    nla_put_u32(skb, PRISM_ATTR_FL_CAPACITY, fl->capacity) ||
+	    nla_put_u32(skb, PRISM_ATTR_FL_COUNT, READ_ONCE(fl->count)))
+		goto cancel;
+	r = prism_region_find(&psk->mem, fl->rkey);
+	if (r && nla_put_u64_64bit(skb, PRISM_ATTR_REGION_START, r->start,
+				   PRISM_ATTR_PAD))
+		goto cancel;
+	if (show_rkey &&
+	    nla_put_u64_64bit(skb, PRISM_ATTR_RKEY, fl->rkey, PRISM_ATTR_PAD))
+		goto cancel;
+	genlmsg_end(skb, hdr);
+	return 0;
+
+cancel:
+	genlmsg_cancel(skb, hdr);
+	return -EMSGSIZE;
+}
+
+/* ---------------------------------------------------------------------------
+ * Dumps.  The position survives between calls in cb->ctx; endpoints are
+ * walked in hash order, each endpoint's objects after it.
+ */
+struct prism_nl_dump_ctx {
+	unsigned int	bucket;		/* endpoint hash bucket */
+	unsigned int	ep_idx;		/* next endpoint in the bucket */
+	unsigned int	sub_bucket;	/* REGION_GET: region hash bucket */
+	unsigned long	sub_idx;	/* REGION_GET: next region in the
+					 * bucket; FREELIST_GET: next id
+					 */
+	bool		started;	/* something was dumped already */
+	bool		done;
+};
+
+static_assert(sizeof(struct prism_nl_dump_ctx) <=
+	      sizeof_field(struct netlink_callback, ctx));
+
+/*
+ * Dump what belongs to one endpoint, resuming at the position in ctx.
+ * Returns 0 when the endpoint is done or -EMSGSIZE when skb is full.
+ */
+typedef int (*prism_nl_dump_ep_t)(struct sk_buff *skb,
+				  struct netlink_callback *cb,
+				  struct prism_sock *psk,
+				  struct prism_nl_dump_ctx *ctx);
+
+static int prism_nl_dump(struct sk_buff *skb, struct netlink_callback *cb,
+			 prism_nl_dump_ep_t dump_ep)
+{
+	const struct genl_dumpit_info *info = genl_dumpit_info(cb);
+	struct prism_nl_dump_ctx *ctx = (void *)cb->ctx;
+	struct net *net = sock_net(cb->skb->sk);
+	struct prism_net *pn = prism_pernet(net);
+	struct prism_sock *psk;
+	unsigned int idx;
+	int err = 0;
+
+	if (ctx->done)
+		return 0;
+
+	rcu_read_lock();
+	if (info->attrs && info->attrs[PRISM_ATTR_EP]) {
+		psk = prism_ep_lookup(net,
+				      nla_get_u32(info->attrs[PRISM_ATTR_EP]));
+		if (!psk) {
+			/* Closed in the middle of the dump: just stop. */
+			if (!ctx->started) {
+				NL_SET_ERR_MSG(cb->extack,
+					       "no endpoint with this id in this network namespace");
+				err = -ENOENT;
+			}
+		} else {
+			err = dump_ep(skb, cb, psk, ctx);
+		}
+		if (!err)
+			ctx->done = true;
+		goto out;
+	}
+
+	for (; ctx->bucket < HASH_SIZE(pn->eps); ctx->bucket++, ctx->ep_idx = 0) {
+		idx = 0;
+		hlist_for_each_entry_rcu(psk, &pn->eps[ctx->bucket], ep_node) {
+			if (idx++ < ctx->ep_idx)
+				continue;
+			err = dump_ep(skb, cb, psk, ctx);
+			if (err)
+				goto out;
+			ctx->ep_idx = idx;
+			ctx->sub_bucket = 0;
+			ctx->sub_idx = 0;
+		}
+	}
+	ctx->done = true;
+out:
+	rcu_read_unlock();
+	ctx->started = true;
+	/* A full skb is not an error once it holds something. */
+	if (err == -EMSGSIZE && skb->len)
+		return skb->len;
+	return err ?: skb->len;
+}
+
+static int prism_nl_ep_dump_one(struct sk_buff *skb,
+				struct netlink_callback *cb,
+				struct prism_sock *psk,
+				struct prism_nl_dump_ctx *ctx)
+{
+	return prism_nl_fill_ep(skb, psk, NETLINK_CB(cb->skb).portid,
+				cb->nlh->nlmsg_seq, NLM_F_MULTI);
+}
+
+static int prism_nl_ep_dumpit(struct sk_buff *skb, struct netlink_callback *cb)
+{
+	return prism_nl_dump(skb, cb, prism_nl_ep_dump_one);
+}
+
+static int prism_nl_region_dump_one(struct sk_buff *skb,
+				    struct netlink_callback *cb,
+				    struct prism_sock *psk,
+				    struct prism_nl_dump_ctx *ctx)
+{
+	bool show_rkey = netlink_capable(cb->skb, CAP_NET_ADMIN);
+	struct prism_mem *mem = &psk->mem;
+	struct prism_region *r;
+	unsigned long idx;
+	int err;
+
+	for (; ctx->sub_bucket < HASH_SIZE(mem->regions);
+	     ctx->sub_bucket++, ctx->sub_idx = 0) {
+		idx = 0;
+		hlist_for_each_entry_rcu(r, &mem->regions[ctx->sub_bucket],
+					 node) {
+			if (idx++ < ctx->sub_idx)
+				continue;
+			err = prism_nl_fill_region(skb, psk, r,
+						   NETLINK_CB(cb->skb).portid,
+						   cb->nlh->nlmsg_seq,
+						   show_rkey);
+			if (err)
+				return err;
+			ctx->sub_idx = idx;
+		}
+	}
+	return 0;
+}
+
+static int prism_nl_region_dumpit(struct sk_buff *skb,
+				  struct netlink_callback *cb)
+{
+	return prism_nl_dump(skb, cb, prism_nl_region_dump_one);
+}
+
+static int prism_nl_fl_dump_one(struct sk_buff *skb,
+				struct netlink_callback *cb,
+				struct prism_sock *psk,
+				struct prism_nl_dump_ctx *ctx)
+{
+	const struct genl_dumpit_info *info = genl_dumpit_info(cb);
+	bool show_rkey = netlink_capable(cb->skb, CAP_NET_ADMIN);
+	const struct nlattr *want = info->attrs[PRISM_ATTR_FL_ID];
+	struct prism_freelist *fl;
+	unsigned long id;
+	int err;
+
+	xa_for_each_start(&psk->mem.freelists, id, fl, ctx->sub_idx) {
+		if (want && fl->id != nla_get_u32(want))
+			continue;
+		err = prism_nl_fill_fl(skb, psk, fl, NETLINK_CB(cb->skb).portid,
+				       cb->nlh->nlmsg_seq, NLM_F_MULTI,
+				       PRISM_CMD_FREELIST_GET, show_rkey);
+		if (err) {
+			ctx->sub_idx = id;
+			return err;
+		}
+	}
+	return 0;
+}
+
+static int prism_nl_fl_dumpit(struct sk_buff *skb, struct netlink_callback *cb)
+{
+	return prism_nl_dump(skb, cb, prism_nl_fl_dump_one);
+}
+
+/* ---------------------------------------------------------------------------
+ * Single-object requests.
+ */
+static bool prism_nl_missing(struct genl_info *info, int type)
+{
+	if (!GENL_REQ_ATTR_CHECK(info, type))
+		return false;
+	GENL_SET_ERR_MSG(info, "required attribute missing");
+	return true;
+}
+
+static void prism_nl_no_ep(struct genl_info *info)
+{
+	NL_SET_ERR_MSG_ATTR(info->extack, info->attrs[PRISM_ATTR_EP],
+			    "no endpoint with this id in this network namespace");
+}
+
+/*
+ * The socket bound to endpoint ep in the requester's netns, with a
+ * reference (sock_put() when done), or NULL.
+ */
+static struct prism_sock *prism_nl_get_sock(struct genl_info *info)
+{
+	struct prism_sock *psk;
+
+	rcu_read_lock();
+	psk = prism_ep_lookup(genl_info_net(info),
+			      nla_get_u32(info->attrs[PRISM_ATTR_EP]));
+	/* Refcount zero: released, only waiting for the grace period. */
+	if (psk && !refcount_inc_not_zero(&psk->sk.sk_refcnt))
+		psk = NULL;
+	rcu_read_unlock();
+	if (!psk)
+		prism_nl_no_ep(info);
+	return psk;
+}
+
+static int prism_nl_ep_doit(struct sk_buff *skb, struct genl_info *info)
+{
+	struct prism_sock *psk;
+	struct sk_buff *msg;
+	int err;
+
+	if (prism_nl_missing(info, PRISM_ATTR_EP))
+		return -EINVAL;
+	msg = genlmsg_new(NLMSG_GOODSIZE, GFP_KERNEL);
+	if (!msg)
+		return -ENOMEM;
+
+	rcu_read_lock();
+	psk = prism_ep_lookup(genl_info_net(info),
+			      nla_get_u32(info->attrs[PRISM_ATTR_EP]));
+	if (psk) {
+		err = prism_nl_fill_ep(msg, psk, info->snd_portid,
+				       info->snd_seq, 0);
+	} else {
+		prism_nl_no_ep(info);
+		err = -ENOENT;
+	}
+	rcu_read_unlock();
+	if (err) {
+		nlmsg_free(msg);
+		return err;
+	}
+	return genlmsg_reply(msg, info);
+}
+
+static int prism_nl_fl_doit(struct sk_buff *skb, struct genl_info *info)
+{
+	struct prism_freelist *fl;
+	struct prism_sock *psk;
+	struct sk_buff *msg;
+	int err;
+
+	if (prism_nl_missing(info, PRISM_ATTR_EP) ||
+	    prism_nl_missing(info, PRISM_ATTR_FL_ID))
+		return -EINVAL;
+	msg = genlmsg_new(NLMSG_GOODSIZE, GFP_KERNEL);
+	if (!msg)
+		return -ENOMEM;
+
+	rcu_read_lock();
+	psk = prism_ep_lookup(genl_info_net(info),
+			      nla_get_u32(info->attrs[PRISM_ATTR_EP]));
+	fl = psk ? xa_load(&psk->mem.freelists,
+			   nla_get_u32(info->attrs[PRISM_ATTR_FL_ID])) : NULL;
+	if (fl) {
+		err = prism_nl_fill_fl(msg, psk, fl, info->snd_portid,
+				       info->snd_seq, 0, PRISM_CMD_FREELIST_GET,
+				       netlink_capable(skb, CAP_NET_ADMIN));
+	} else if (psk) {
+		NL_SET_ERR_MSG_ATTR(info->extack, info->attrs[PRISM_ATTR_FL_ID],
+				    "no free list with this id on the endpoint");
+		err = -ENOENT;
+	} else {
+		prism_nl_no_ep(info);
+		err = -ENOENT;
+	}
+	rcu_read_unlock();
+	if (err) {
+		nlmsg_free(msg);
+		return err;
+	}
+	return genlmsg_reply(msg, info);
+}
+
+static int prism_nl_fl_create_doit(struct sk_buff *skb, struct genl_info *info)
+{
+	struct prism_freelist *fl;
+	struct prism_sock *psk;
+	struct sk_buff *msg;
+	u32 id;
+	int err;
+
+	if (prism_nl_missing(info, PRISM_ATTR_EP) ||
+	    prism_nl_missing(info, PRISM_ATTR_RKEY) ||
+	    prism_nl_missing(info, PRISM_ATTR_FL_BUF_SIZE) ||
+	    prism_nl_missing(info, PRISM_ATTR_FL_CAPACITY))
+		return -EINVAL;
+	/* Before creating: a list nobody hears about would be leaked. */
+	msg = genlmsg_new(NLMSG_GOODSIZE, GFP_KERNEL);
+	if (!msg)
+		return -ENOMEM;
+	psk = prism_nl_get_sock(info);
+	if (!psk) {
+		err = -ENOENT;
+		goto out_free;
+	}
+
+	/* Serialised with the owner's memory ioctls, as they are among them. */
+	lock_sock(&psk->sk);
+	err = prism_freelist_create(&psk->mem,
+				    nla_get_u64(info->attrs[PRISM_ATTR_RKEY]),
+				    nla_get_u32(info->attrs[PRISM_ATTR_FL_BUF_SIZE]),
+				    nla_get_u32(info->attrs[PRISM_ATTR_FL_CAPACITY]),
+				    &id);
+	release_sock(&psk->sk);
+	switch (err) {
+	case 0:
+		break;
+	case -ENOENT:
+		NL_SET_ERR_MSG_ATTR(info->extack, info->attrs[PRISM_ATTR_RKEY],
+				    "no region with this rkey on the endpoint");
+		goto out_put;
+	case -EINVAL:
+		NL_SET_ERR_MSG_ATTR(info->extack,
+				    info->attrs[PRISM_ATTR_FL_BUF_SIZE],
+				    "buffer size larger than the region");
+		goto out_put;
+	case -ENOSPC:
+		GENL_SET_ERR_MSG(info, "no free list id left on the endpoint");
+		goto out_put;
+	default:
+		goto out_put;
+	}
+
+	rcu_read_lock();
+	fl = xa_load(&psk->mem.freelists, id);
+	if (fl) {
+		err = prism_nl_fill_fl(msg, psk, fl, info->snd_portid,
+				       info->snd_seq, 0,
+				       PRISM_CMD_FREELIST_CREATE, true);
+	} else {
+		/* Socket closed right after: the list is gone with it. */
+		GENL_SET_ERR_MSG(info, "endpoint closed while creating the free list");
+		err = -ENOENT;
+	}
+	rcu_read_unlock();
+	sock_put(&psk->sk);
+	if (err)
+		goto out_free;
+	return genlmsg_reply(msg, info);
+
+out_put:
+	sock_put(&psk->sk);
+out_free:
+	nlmsg_free(msg);
+	return err;
+}
+
+/* Geometry of a free list and its region, copied out under RCU. */
+struct prism_nl_fl_geom {
+	u32	buf_size;
+	u32	room;		/* capacity - count at the time of the look */
+	u64	start;		/* region */
+	u64	len;
+};
+
+static int prism_nl_fl_geom(struct prism_sock *psk, u32 id,
+			    struct prism_nl_fl_geom *g)
+{
+	struct prism_freelist *fl;
+	struct prism_region *r;
+	int err = -ENOENT;
+
+	rcu_read_lock();
+	fl = xa_load(&psk->mem.freelists, id);
+	r = fl ? prism_region_find(&psk->mem, fl->rkey) : NULL;
+	if (r) {
+		g->buf_size = fl->buf_size;
+		g->room = fl->capacity - READ_ONCE(fl->count);
+		g->start = r->start;
+		g->len = r->len;
+		err = 0;
+	}
+	rcu_read_unlock();
+	return err;
+}
+
+/* The same test as prism_freelist_post(): buffer a fits in the region. */
+static bool prism_nl_buf_ok(const struct prism_nl_fl_geom *g, u64 a)
+{
+	return a >= g->start && a - g->start <= g->len &&
+	       g->buf_size <= g->len - (a - g->start);
+}
+
+/*
+ * The addresses of a FREELIST_POST request.  PRISM_ATTR_FL_ADDRS may be
+ * repeated, one attribute holding at most 64 KiB: the entries of all of
+ * them count, in order.  Without out, returns how many there are (or
+ * -EINVAL when too many); with out, stores them and checks each against
+ * the list g.
+ */
+static int prism_nl_addrs(struct genl_info *info,
+			  const struct prism_nl_fl_geom *g, u64 *out)
+{
+	const struct nlattr *nest, *a;
+	int rem, rem2;
+	u32 n = 0;
+
+	nlmsg_for_each_attr(nest, info->nlhdr, GENL_HDRLEN, rem) {
+		if (nla_type(nest) != PRISM_ATTR_FL_ADDRS)
+			continue;
+		nla_for_each_nested(a, nest, rem2) {
+			if (n == PRISM_GENL_POST_MAX) {
+				NL_SET_ERR_MSG_ATTR(info->extack, a,
+						    "too many buffers in one post");
+				return -EINVAL;
+			}
+			if (out) {
+				out[n] = nla_get_u64(a);
+				if (!prism_nl_buf_ok(g, out[n])) {
+					NL_SET_ERR_MSG_ATTR(info->extack, a,
+							    "buffer not inside the free list's region");
+					return -EINVAL;
+				}
+			}
+			n++;
+		}
+	}
+	return n;
+}
+
+/*
+ * Build the address array of a FREELIST_POST request (kvfree() it) and
+ * check every buffer against the list.  Returns the array or an ERR_PTR.
+ */
+static u64 *prism_nl_post_addrs(struct genl_info *info,
+				const struct prism_nl_fl_geom *g, u32 *count)
+{
+	struct nlattr **tb = info->attrs;
+	u64 *addrs, start, span;
+	u32 n, i;
+	int err;
+
+	if (tb[PRISM_ATTR_FL_ADDRS]) {
+		err = prism_nl_addrs(info, g, NULL);
+		if (err < 0)
+			return ERR_PTR(err);
+		n = err;
+		if (!n) {
+			NL_SET_ERR_MSG_ATTR(info->extack,
+					    tb[PRISM_ATTR_FL_ADDRS],
+					    "empty address list");
+			return ERR_PTR(-EINVAL);
+		}
+	} else {
+		n = nla_get_u32(tb[PRISM_ATTR_FL_CARVE_COUNT]);
+		start = nla_get_u64(tb[PRISM_ATTR_FL_CARVE_START]);
+		if (check_mul_overflow((u64)(n - 1), (u64)g->buf_size, &span) ||
+		    check_add_overflow(start, span, &span)) {
+			NL_SET_ERR_MSG_ATTR(info->extack,
+					    tb[PRISM_ATTR_FL_CARVE_COUNT],
+					    "carve runs past the end of the address space");
+			return ERR_PTR(-EINVAL);
+		}
+	}
+	if (n > g->room) {
+		NL_SET_ERR_MSG(info->extack,
+			       "not enough room in the free list for that many buffers");
+		return ERR_PTR(-ENOSPC);
+	}
+
+	addrs = kvmalloc_array(n, sizeof(*addrs), GFP_KERNEL);
+	if (!addrs)
+		return ERR_PTR(-ENOMEM);
+	if (tb[PRISM_ATTR_FL_ADDRS]) {
+		err = prism_nl_addrs(info, g, addrs);
+		if (err < 0) {
+			kvfree(addrs);
+			return ERR_PTR(err);
+		}
+	} else {
+		for (i = 0; i < n; i++)
+			addrs[i] = start + (u64)i * g->buf_size;
+		if (!prism_nl_buf_ok(g, addrs[0]) ||
+		    !prism_nl_buf_ok(g, addrs[n - 1])) {
+			NL_SET_ERR_MSG(info->extack,
+				       "carved buffers not inside the free list's region");
+			kvfree(addrs);
+			return ERR_PTR(-EINVAL);
+		}
+	}
+	*count = n;
+	return addrs;
+}
+
+static int prism_nl_fl_post_doit(struct sk_buff *skb, struct genl_info *info)
+{
+	struct nlattr **tb = info->attrs;
+	struct prism_nl_fl_geom g;
+	struct prism_freelist *fl;
+	struct prism_sock *psk;
+	struct sk_buff *msg;
+	u32 id, count = 0;
+	void *hdr;
+	u64 *addrs;
+	int err;
+
+	if (prism_nl_missing(info, PRISM_ATTR_EP) ||
+	    prism_nl_missing(info, PRISM_ATTR_FL_ID))
+		return -EINVAL;
+	if (tb[PRISM_ATTR_FL_ADDRS] &&
+	    (tb[PRISM_ATTR_FL_CARVE_START] || tb[PRISM_ATTR_FL_CARVE_COUNT])) {
+		GENL_SET_ERR_MSG(info, "give either addresses or a carve, not both");
+		return -EINVAL;
+	}
+	if (!tb[PRISM_ATTR_FL_ADDRS]) {
+		if (!tb[PRISM_ATTR_FL_CARVE_START] &&
+		    !tb[PRISM_ATTR_FL_CARVE_COUNT]) {
+			GENL_SET_ERR_MSG(info, "no buffers: give addresses or a carve");
+			return -EINVAL;
+		}
+		if (prism_nl_missing(info, PRISM_ATTR_FL_CARVE_START) ||
+		    prism_nl_missing(info, PRISM_ATTR_FL_CARVE_COUNT)) {
+			GENL_SET_ERR_MSG(info, "a carve needs both start and count");
+			return -EINVAL;
+		}
+	}
+	id = nla_get_u32(tb[PRISM_ATTR_FL_ID]);
+
+	msg = genlmsg_new(NLMSG_GOODSIZE, GFP_KERNEL);
+	if (!msg)
+		return -ENOMEM;
+	psk = prism_nl_get_sock(info);
+	if (!psk) {
+		err = -ENOENT;
+		goto out_free;
+	}
+	err = prism_nl_fl_geom(psk, id, &g);
+	if (err) {
+		NL_SET_ERR_MSG_ATTR(info->extack, tb[PRISM_ATTR_FL_ID],
+				    "no free list with this id on the endpoint");
+		goto out_put;
+	}
+	addrs = prism_nl_post_addrs(info, &g, &count);
+	if (IS_ERR(addrs)) {
+		err = PTR_ERR(addrs);
+		goto out_put;
+	}
+	/* Checks everything again under the list's locks. */
+	lock_sock(&psk->sk);
+	err = prism_freelist_post(&psk->mem, id, addrs, count);
+	release_sock(&psk->sk);
+	kvfree(addrs);
+	switch (err) {
+	case 0:
+		break;
+	case -ENOENT:
+		GENL_SET_ERR_MSG(info, "free list destroyed while posting");
+		goto out_put;
+	case -ENOSPC:
+		GENL_SET_ERR_MSG(info, "not enough room in the free list for that many buffers");
+		goto out_put;
+	case -EINVAL:
+		GENL_SET_ERR_MSG(info, "buffer not inside the free list's region");
+		goto out_put;
+	default:
+		goto out_put;
+	}
+
+	err = -EMSGSIZE;
+	hdr = genlmsg_put_reply(msg, info, &prism_genl_family, 0,
+				PRISM_CMD_FREELIST_POST);
+	if (!hdr)
+		goto out_put;
+	if (nla_put_u32(msg, PRISM_ATTR_EP, psk->ep) ||
+	    nla_put_u32(msg, PRISM_ATTR_FL_ID, id) ||
+	    nla_put_u32(msg, PRISM_ATTR_FL_POSTED, count))
+		goto out_put;
+	rcu_read_lock();
+	fl = xa_load(&psk->mem.freelists, id);
+	err = fl ? nla_put_u32(msg, PRISM_ATTR_FL_COUNT, READ_ONCE(fl->count))
+		 : 0;
+	rcu_read_unlock();
+	if (err)
+		goto out_put;
+	genlmsg_end(msg, hdr);
+	sock_put(&psk->sk);
+	return genlmsg_reply(msg, info);
+
+out_put:
+	sock_put(&psk->sk);
+out_free:
+	nlmsg_free(msg);
+	return err;
+}
+
+static int prism_nl_stats_doit(struct sk_buff *skb, struct genl_info *info)
+{
+	struct prism_net *pn = prism_pernet(genl_info_net(info));
+	u64 sum[PRISM_STAT_NR] = {};
+	struct sk_buff *msg;
+	void *hdr;
+	int cpu, i;
+
+	for_each_possible_cpu(cpu) {
+		const struct prism_netns_stats *s = per_cpu_ptr(pn->stats, cpu);
+
+		for (i = 0; i < PRISM_STAT_NR; i++)
+			sum[i] += READ_ONCE(s->c[i]);
+	}
+
+	msg = genlmsg_new(NLMSG_GOODSIZE, GFP_KERNEL);
+	if (!msg)
+		return -ENOMEM;
+	hdr = genlmsg_put_reply(msg, info, &prism_genl_family, 0,
+				PRISM_CMD_STATS_GET);
+	if (!hdr || prism_nl_put_stats(msg, sum) ||
+	    nla_put_u64_64bit(msg, PRISM_ATTR_PINNED_PAGES,
+			      atomic64_read(&pn->pinned_pages), PRISM_ATTR_PAD)) {
+		nlmsg_free(msg);
+		return -EMSGSIZE;
+	}
+	genlmsg_end(msg, hdr);
+	return genlmsg_reply(msg, info);
+}
+
+/* The peer table does not exist yet; the command is reserved for it. */
+static int prism_nl_peer_doit(struct sk_buff *skb, struct genl_info *info)
+{
+	GENL_SET_ERR_MSG(info, "this module has no peer table");
+	return -EOPNOTSUPP;
+}
+
+static int prism_nl_peer_start(struct netlink_callback *cb)
+{
+	return -EOPNOTSUPP;
+}
+
+static int prism_nl_peer_dumpit(struct sk_buff *skb,
+				struct netlink_callback *cb)
+{
+	return -EOPNOTSUPP;
+}
+
+static const struct genl_ops prism_genl_ops[] = {
+	{
+		.cmd	= PRISM_CMD_ENDPOINT_GET,
+		.doit	= prism_nl_ep_doit,
+		.dumpit	= prism_nl_ep_dumpit,
+		.policy	= prism_nl_ep_policy,
+		.maxattr = PRISM_ATTR_MAX,
+	},
+	{
+		.cmd	= PRISM_CMD_REGION_GET,
+		.dumpit	= prism_nl_region_dumpit,
+		.policy	= prism_nl_ep_policy,
+		.maxattr = PRISM_ATTR_MAX,
+	},
+	{
+		.cmd	= PRISM_CMD_FREELIST_GET,
+		.doit	= prism_nl_fl_doit,
+		.dumpit	= prism_nl_fl_dumpit,
+		.policy	= prism_nl_fl_get_policy,
+		.maxattr = PRISM_ATTR_MAX,
+	},
+	{
+		.cmd	= PRISM_CMD_FREELIST_CREATE,
+		.flags	= GENL_ADMIN_PERM,
+		.doit	= prism_nl_fl_create_doit,
+		.policy	= prism_nl_fl_create_policy,
+		.maxattr = PRISM_ATTR_MAX,
+	},
+	{
+		.cmd	= PRISM_CMD_FREELIST_POST,
+		.flags	= GENL_ADMIN_PERM,
+		.doit	= prism_nl_fl_post_doit,
+		.policy	= prism_nl_fl_post_policy,
+		.maxattr = PRISM_ATTR_MAX,
+	},
+	{
+		.cmd	= PRISM_CMD_STATS_GET,
+		.doit	= prism_nl_stats_doit,
+	},
+	{
+		.cmd	= PRISM_CMD_PEER_GET,
+		.doit	= prism_nl_peer_doit,
+		.start	= prism_nl_peer_start,
+		.dumpit	= prism_nl_peer_dumpit,
+		.policy	= prism_nl_peer_policy,
+		.maxattr = PRISM_ATTR_MAX,
+	},
+};
+
+/* resv_start_op 0: strict validation of header and attributes everywhere. */
+static struct genl_family prism_genl_family __ro_after_init = {
+	.name		= PRISM_GENL_NAME,
+	.version	= PRISM_GENL_VERSION,
+	.netnsok	= true,
+	.parallel_ops	= true,
+	.module		= THIS_MODULE,
+	.ops		= prism_genl_ops,
+	.n_ops		= ARRAY_SIZE(prism_genl_ops),
+};
 
 int prism_netlink_init(void)
 {
-	return 0;
+	return genl_register_family(&prism_genl_family);
 }
 
 void prism_netlink_exit(void)
 {
+	genl_unregister_family(&prism_genl_family);
 }

@@ -9,7 +9,8 @@
 # Env: PRISM_NETEM_ROUNDS (netem rounds of the reliability suite, 5),
 #      PRISM_RELIABILITY_N (chains per client and round, 150),
 #      PRISM_FUZZ_FRAMES (random hostile frames, 20000),
-#      PRISM_GUEST_APPS (0: skip the application suites; default 1).
+#      PRISM_GUEST_APPS (0: skip the slower prismctl and application
+#      suites; default 1).
 set -u
 repo=$(cd "$(dirname "$0")/.." && pwd)
 status=0
@@ -28,6 +29,10 @@ suite reliability env REPEAT="${PRISM_NETEM_ROUNDS:-5}" \
 	N="${PRISM_RELIABILITY_N:-150}" FUZZ_FRAMES="${PRISM_FUZZ_FRAMES:-20000}" \
 	"$repo/selftests/prism/reliability/test_reliability.sh"
 [ "${PRISM_GUEST_APPS:-1}" = 0 ] && exit $status
+suite prismctl env \
+	PRISM_SERVER="$repo/liburing-prism/build/prism-example-server" \
+	PRISM_CLIENT="$repo/liburing-prism/build/prism-example-client" \
+	"$repo/selftests/prism/prismctl/test_prismctl.sh"
 for t in "$repo"/apps/*/test/run.sh; do
 	[ -x "$t" ] || continue
 	suite "$(basename "$(dirname "$(dirname "$t")")")" "$t"

@@ -1,0 +1,640 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# prismctl tests.  Prints TAP; exits non-zero if anything failed.
+#
+#   test_prismctl.sh            full run: as root, in the guest
+#                               (tools/vm/run.sh -- selftests/prism/prismctl/test_prismctl.sh)
+#   test_prismctl.sh --offline  only what needs no module: argument errors
+#                               and, if the module is absent, its message
+#
+# Full run: uses the loaded prism module, or loads PRISM_KO (default
+# kmod/prism.ko) and unloads it at the end.  Builds three network
+# namespaces (pctl-a, pctl-b joined by a veth pair; pctl-c with a veth pair
+# of its own), starts prism-example-server in pctl-a and pctl-b with the
+# same endpoint id, and checks every prismctl command against what the
+# servers registered, in text and JSON, as root and as nobody.
+#
+# Environment: PRISMCTL (default tools/prismctl/prismctl), PRISM_KO,
+# PRISM_SERVER, PRISM_CLIENT (default liburing-prism/build/prism-example-*),
+# PRISM_MKEPS (default mkeps next to this script).
+# The binaries must be built on the host first (the guest's tree is
+# read-only): make -C tools/prismctl && make -C liburing-prism &&
+# make -C selftests/prism/prismctl.
+set -u
+
+here=$(cd "$(dirname "$0")" && pwd)
+repo=$(cd "$here/../../.." && pwd)
+PRISMCTL=${PRISMCTL:-$repo/tools/prismctl/prismctl}
+KO=${PRISM_KO:-$repo/kmod/prism.ko}
+SERVER=${PRISM_SERVER:-$repo/liburing-prism/build/prism-example-server}
+CLIENT=${PRISM_CLIENT:-$repo/liburing-prism/build/prism-example-client}
+MKEPS=${PRISM_MKEPS:-$here/mkeps}
+
+NS_A=pctl-a NS_B=pctl-b NS_C=pctl-c
+EP=7
+NOBODY=(setpriv --reuid=65534 --regid=65534 --clear-groups)
+
+offline=0
+[ "${1:-}" = --offline ] && offline=1
+
+T=$(mktemp -d /tmp/prismctl-test.XXXXXX)
+mkdir -p "$T/json"
+ntest=0
+nfail=0
+loaded=0
+pids=()
+
+# ---------------------------------------------------------------------------
+# TAP helpers
+# ---------------------------------------------------------------------------
+ok() {
+	ntest=$((ntest + 1))
+	echo "ok $ntest - $*"
+}
+
+not_ok() {
+	ntest=$((ntest + 1))
+	nfail=$((nfail + 1))
+	echo "not ok $ntest - $*"
+	# Diagnostics: the last prismctl run.
+	echo "#   exit status: ${rc:-?}"
+	sed 's/^/#   stdout: /' "$T/out" 2>/dev/null | head -20
+	sed 's/^/#   stderr: /' "$T/err" 2>/dev/null | head -10
+}
+
+skip() {
+	ntest=$((ntest + 1))
+	echo "ok $ntest - $* # SKIP"
+}
+
+bail() {
+	echo "Bail out! $*"
+	cleanup
+	exit 1
+}
+
+# check DESC CMD...: one test, passing iff CMD succeeds.
+check() {
+	local desc=$1
+
+	shift
+	if "$@"; then ok "$desc"; else not_ok "$desc"; fi
+}
+
+# ---------------------------------------------------------------------------
+# Running prismctl: stdout in $T/out, stderr in $T/err, status in $rc.
+# ---------------------------------------------------------------------------
+# pc NS ARGS...: as root in netns NS ("-": the current one).  nsenter,
+# not `ip netns exec`: it does not remount /sys, which is slow in the guest.
+pc() {
+	local ns=$1
+
+	shift
+	if [ "$ns" = - ]; then
+		"$PRISMCTL" "$@" > "$T/out" 2> "$T/err"
+	else
+		nsenter --net="/run/netns/$ns" -- "$PRISMCTL" "$@" > "$T/out" 2> "$T/err"
+	fi
+	rc=$?
+}
+
+# pcn NS ARGS...: as nobody in netns NS.
+pcn() {
+	local ns=$1
+
+	shift
+	nsenter --net="/run/netns/$ns" -- "${NOBODY[@]}" "$PRISMCTL" "$@" \
+		> "$T/out" 2> "$T/err"
+	rc=$?
+}
+
+# Success: status 0, nothing on stderr.
+succeeded() {
+	[ "$rc" -eq 0 ] && [ ! -s "$T/err" ]
+}
+
+# failed STATUS REGEX: that status, stderr matches, nothing on stdout.
+failed() {
+	[ "$rc" -eq "$1" ] && [ ! -s "$T/out" ] && grep -Eq -- "$2" "$T/err"
+}
+
+# jtrue EXPR [JQ ARGS...]: the output is one JSON document and the jq
+# expression EXPR is true of it.  Every document is kept for the final
+# python3 json check (python starts far too slowly in the guest to run it
+# per test).
+njson=0
+jtrue() {
+	local expr=$1
+
+	shift
+	njson=$((njson + 1))
+	cp "$T/out" "$T/json/$njson.json"
+	[ "$(jq -s length "$T/out" 2> /dev/null)" = 1 ] &&
+		jq -e "$@" "$expr" "$T/out" > /dev/null 2>&1
+}
+
+# run_ok DESC NS ARGS...: prismctl succeeds.
+run_ok() {
+	local desc=$1
+
+	shift
+	pc "$@"
+	check "$desc" succeeded
+}
+
+# run_json DESC EXPR NS ARGS...: prismctl -j succeeds with one JSON
+# document satisfying the jq expression EXPR.
+run_json() {
+	local desc=$1 expr=$2
+
+	shift 2
+	pc "$@"
+	if succeeded && jtrue "$expr"; then
+		ok "$desc"
+	else
+		not_ok "$desc"
+		echo "#   expected: $expr"
+	fi
+}
+
+# run_fail DESC STATUS REGEX NS ARGS...: prismctl fails that way.
+run_fail() {
+	local desc=$1 status=$2 re=$3
+
+	shift 3
+	pc "$@"
+	if failed "$status" "$re"; then
+		ok "$desc"
+	else
+		not_ok "$desc"
+		echo "#   expected status $status and stderr matching /$re/"
+	fi
+}
+
+cleanup() {
+	local p
+
+	for p in "${pids[@]}"; do
+		kill "$p" 2> /dev/null
+	done
+	for p in "${pids[@]}"; do
+		wait "$p" 2> /dev/null
+	done
+	pids=()
+	if [ "$offline" = 0 ]; then
+		ip netns del "$NS_A" 2> /dev/null
+		ip netns del "$NS_B" 2> /dev/null
+		ip netns del "$NS_C" 2> /dev/null
+		if [ "$loaded" = 1 ]; then
+			# Sockets are released when their processes are gone.
+			for _ in $(seq 50); do
+				rmmod prism 2> /dev/null && break
+				sleep 0.1
+			done
+			loaded=0
+		fi
+	fi
+	rm -rf "$T"
+}
+
+# module_loaded: the prism family is registered here.
+module_loaded() {
+	[ -d /sys/module/prism ]
+}
+
+# ---------------------------------------------------------------------------
+# Tests that need no module
+# ---------------------------------------------------------------------------
+offline_tests() {
+	[ -x "$PRISMCTL" ] || bail "$PRISMCTL not built (make -C tools/prismctl)"
+
+	run_fail "no arguments: usage, status 2" 2 "Usage: prismctl" -
+	run_ok "help" - help
+	run_ok "-h" - -h
+	run_ok "--version" - --version
+	run_fail "unknown object" 2 "unknown object 'bogus'" - bogus
+	run_fail "unknown command" 2 "region: unknown command 'frob'" - region frob
+	run_fail "unknown option" 2 "unknown option '--frob'" - --frob endpoint
+	run_fail "unknown argument" 2 "endpoint show: unknown argument 'foo'" - endpoint show foo 1
+	run_fail "missing value" 2 "'ep' needs a value" - endpoint show ep
+	run_fail "not a number" 2 "invalid ep 'seven'" - endpoint show ep seven
+	run_fail "negative number" 2 "invalid ep '-1'" - region show ep -- -1
+	run_fail "number beyond 32 bits" 2 "invalid ep '4294967296'" - endpoint show ep 4294967296
+	run_fail "trailing junk" 2 "invalid size '12k'" - freelist create ep 1 rkey 1 size 12k count 1
+	run_fail "argument twice" 2 "'ep' given twice" - freelist show ep 1 ep 2
+	run_fail "create: missing argument" 2 "freelist create: missing 'size'" - freelist create ep 1 rkey 2 count 3
+	run_fail "show: id without ep" 2 "'id' needs 'ep'" - freelist show id 1
+	run_fail "post: no buffers" 2 "missing 'carve START COUNT' or 'addrs ADDR...'" - freelist post ep 1 id 1
+	run_fail "post: carve without count" 2 "'carve' needs START and COUNT" - freelist post ep 1 id 1 carve 0x1000
+	run_fail "post: carve and addrs" 2 "give one 'carve' or one 'addrs'" - freelist post ep 1 id 1 carve 1 1 addrs 2
+	run_fail "post: addrs empty" 2 "'addrs' needs at least one address" - freelist post ep 1 id 1 addrs
+	run_fail "post: bad address" 2 "invalid address '0xZZ'" - freelist post ep 1 id 1 addrs 0x10 0xZZ
+	run_fail "stats: extra argument" 2 "stats show: unknown argument 'x'" - stats show x
+	run_fail "peer: extra argument" 2 "peer show: unknown argument 'x'" - peer show x
+
+	if module_loaded; then
+		skip "module absent: message (module is loaded)"
+	else
+		run_fail "module absent: clear message, status 1" 1 \
+			"prism module not loaded \(generic netlink family 'prism' not found\)" \
+			- endpoint show
+		run_fail "module absent: -j prints no JSON" 1 "prism module not loaded" \
+			- -j stats
+	fi
+}
+
+# ---------------------------------------------------------------------------
+# Setup of the full run
+# ---------------------------------------------------------------------------
+# start_server NS IF VAR: prism-example-server on IF with endpoint $EP;
+# sets VAR_pid and VAR_<key> for every key=value of its address line.
+start_server() {
+	local ns=$1 ifname=$2 var=$3 out=$T/server-$3.out kv i
+
+	ip netns exec "$ns" "$SERVER" "$ifname" "$EP" > "$out" 2>&1 &
+	pids+=($!)
+	eval "${var}_pid=$!"
+	for i in $(seq 200); do
+		grep -q '^mac=' "$out" && break
+		sleep 0.05
+	done
+	grep -q '^mac=' "$out" || bail "server in $ns did not start: $(cat "$out")"
+	for kv in $(grep '^mac=' "$out"); do
+		eval "${var}_${kv%%=*}=${kv#*=}"
+	done
+}
+
+setup() {
+	[ "$(id -u)" = 0 ] || bail "the full run needs root (run it in the VM)"
+	[ -x "$SERVER" ] || bail "$SERVER not built (make -C liburing-prism)"
+	[ -x "$CLIENT" ] || bail "$CLIENT not built (make -C liburing-prism)"
+	command -v setpriv > /dev/null || bail "setpriv missing"
+
+	modprobe veth 2> /dev/null
+	if ! module_loaded; then
+		[ -f "$KO" ] || bail "$KO not built"
+		insmod "$KO" || bail "insmod $KO failed"
+		loaded=1
+	fi
+	for ns in "$NS_A" "$NS_B" "$NS_C"; do
+		ip netns del "$ns" 2> /dev/null
+		ip netns add "$ns" || bail "ip netns add $ns"
+		ip -n "$ns" link set lo up
+	done
+	ip -n "$NS_A" link add va type veth peer name vb netns "$NS_B" ||
+		bail "veth pair va/vb"
+	ip -n "$NS_C" link add vc0 type veth peer name vc1 ||
+		bail "veth pair vc0/vc1"
+	ip -n "$NS_A" link set va up
+	ip -n "$NS_B" link set vb up
+	ip -n "$NS_C" link set vc0 up
+	ip -n "$NS_C" link set vc1 up
+
+	start_server "$NS_A" va A
+	start_server "$NS_B" vb B
+	# Values shared with the JSON checks (E[...] there).
+	export A_pid A_mac A_ep A_rkey A_addr A_len A_fl A_bufsize
+	export B_pid B_mac B_rkey B_addr
+}
+
+# ---------------------------------------------------------------------------
+# Full run
+# ---------------------------------------------------------------------------
+endpoint_tests() {
+	export NBUFS=$(((A_len - 0x10000) / A_bufsize)) PAGES=$((A_len / 4096))
+
+	run_ok "endpoint show (text)" "$NS_A" endpoint show
+	check "endpoint show: text line" grep -Eq \
+		"^ep $EP dev va mac $A_mac pid $A_pid regions 1 freelists 1 pinned $PAGES outstanding 0/[0-9]+ timeout [0-9]+ms$" "$T/out"
+	run_json "endpoint show -j: the server's endpoint" \
+		'length == 1 and .[0].ep == 7 and .[0].dev == "va" and .[0].mac == $ENV.A_mac and .[0].pid == ($ENV.A_pid | tonumber) and .[0].regions == 1 and .[0].freelists == 1 and .[0].pinned_pages == ($ENV.PAGES | tonumber) and .[0].outstanding == 0 and .[0].max_outstanding > 0 and .[0].timeout_ms > 0 and (.[0] | has("stats") | not)' \
+		"$NS_A" -j endpoint show
+	run_json "endpoint show ep N -j (single object request)" \
+		'length == 1 and .[0].ep == 7 and .[0].dev == "va"' \
+		"$NS_A" -j endpoint show ep "$EP"
+	run_json "endpoint show -s -j: socket counters" \
+		'.[0].stats | keys == (["chains_sent","chains_completed","chains_timed_out","chains_served","ops_served","ops_failed","sends_received","rx_dropped","retransmits","nacks_received","nacks_sent","duplicates"] | sort)' \
+		"$NS_A" -j -s endpoint show
+	run_ok "endpoint show -s (text)" "$NS_A" endpoint show -s
+	check "endpoint show -s: counters on an indented line" grep -Eq \
+		"^    chains_sent [0-9]+ chains_completed [0-9]+ .* duplicates [0-9]+$" "$T/out"
+	run_json "endpoint show -j -p: pretty JSON" '.[0].ep == 7' \
+		"$NS_A" -j -p endpoint show
+	check "pretty JSON is indented" grep -q '^        "ep": 7,$' "$T/out"
+	run_json "bundled options -jps" '.[0].stats.chains_sent >= 0' \
+		"$NS_A" -jps endpoint show
+	run_fail "endpoint show ep 999: ENOENT" 1 \
+		"endpoint show: no endpoint with this id in this network namespace \(ep\): No such file or directory" \
+		"$NS_A" endpoint show ep 999
+	run_fail "endpoint show ep 999 -j: no JSON on error" 1 "no endpoint" \
+		"$NS_A" -j endpoint show ep 999
+	# pid_vnr(): the owner as seen from the caller's pid namespace.
+	nsenter --net="/run/netns/$NS_A" -- unshare --pid --fork --mount-proc \
+		"$PRISMCTL" -j endpoint show > "$T/out" 2> "$T/err"
+	rc=$?
+	check "owner pid is 0 from another pid namespace" \
+		eval 'succeeded && jtrue ".[0].pid == 0 and .[0].ep == 7"'
+}
+
+region_tests() {
+	run_json "region show -j: the server's region" \
+		'length == 1 and .[0].ep == 7 and .[0].start == $ENV.A_addr and .[0].len == ($ENV.A_len | tonumber) and .[0].access == ["read","write","atomic"] and .[0].pages == ($ENV.PAGES | tonumber) and .[0].rkey == $ENV.A_rkey' \
+		"$NS_A" -j region show
+	run_ok "region show (text)" "$NS_A" region show
+	check "region show: text line" grep -Eq \
+		"^ep $EP start $A_addr len $A_len access read,write,atomic pages $PAGES rkey $A_rkey$" "$T/out"
+	run_json "region show ep N" 'length == 1 and .[0].ep == 7' \
+		"$NS_A" -j region show ep "$EP"
+	run_fail "region show ep 999: ENOENT" 1 \
+		"region show: no endpoint with this id in this network namespace: No such file or directory" \
+		"$NS_A" region show ep 999
+	pcn "$NS_A" -j region show
+	check "region show as nobody: the region without its rkey" eval \
+		'succeeded && jtrue "length == 1 and (.[0] | has(\"rkey\") | not) and .[0].len == (\$ENV.A_len | tonumber)"'
+	pcn "$NS_A" region show
+	check "region show as nobody (text): no rkey" eval \
+		'succeeded && grep -q "^ep $EP start $A_addr len " "$T/out" && ! grep -q rkey "$T/out"'
+}
+
+freelist_tests() {
+	local id2 ra=$A_addr
+
+	run_json "freelist show -j: the server's list" \
+		'length == 1 and .[0].ep == 7 and .[0].id == ($ENV.A_fl | tonumber) and .[0].region_start == $ENV.A_addr and .[0].buf_size == ($ENV.A_bufsize | tonumber) and .[0].capacity == ($ENV.NBUFS | tonumber) and .[0].count == ($ENV.NBUFS | tonumber) and .[0].rkey == $ENV.A_rkey' \
+		"$NS_A" -j freelist show
+	run_ok "freelist show (text)" "$NS_A" freelist show
+	check "freelist show: text line" grep -Eq \
+		"^ep $EP id $A_fl region $A_addr size $A_bufsize capacity $NBUFS count $NBUFS rkey $A_rkey$" "$T/out"
+	run_json "freelist show ep N id I (single object request)" \
+		'length == 1 and .[0].id == ($ENV.A_fl | tonumber)' \
+		"$NS_A" -j freelist show ep "$EP" id "$A_fl"
+	run_fail "freelist show: unknown id" 1 \
+		"freelist show: no free list with this id on the endpoint \(id\): No such file or directory" \
+		"$NS_A" freelist show ep "$EP" id 999
+	pcn "$NS_A" -j freelist show
+	check "freelist show as nobody: no rkey" eval \
+		'succeeded && jtrue "length == 1 and (.[0] | has(\"rkey\") | not) and .[0].region_start == \$ENV.A_addr"'
+
+	# create
+	run_json "freelist create: reply is the new list" \
+		'.ep == 7 and .id != ($ENV.A_fl | tonumber) and .buf_size == 512 and .capacity == 64 and .count == 0 and .rkey == $ENV.A_rkey and .region_start == $ENV.A_addr' \
+		"$NS_A" -j freelist create ep "$EP" rkey "$A_rkey" size 512 count 64
+	id2=$(jq .id "$T/out")
+	export ID2=$id2
+	run_json "freelist show: two lists now" \
+		'map(.id) | sort == ([($ENV.A_fl | tonumber), ($ENV.ID2 | tonumber)] | sort)' \
+		"$NS_A" -j freelist show ep "$EP"
+	run_json "endpoint show: freelists 2" '.[0].freelists == 2' \
+		"$NS_A" -j endpoint show
+	run_ok "freelist create (text)" "$NS_A" freelist create ep "$EP" rkey "$A_rkey" size 64 count 1
+	check "freelist create: text line" grep -Eq \
+		"^ep $EP id [0-9]+ region $A_addr size 64 capacity 1 count 0 rkey $A_rkey$" "$T/out"
+
+	# post: carve, then addresses
+	run_json "freelist post carve: 16 buffers" \
+		'. == {"ep": 7, "id": ($ENV.ID2 | tonumber), "posted": 16, "count": 16}' \
+		"$NS_A" -j freelist post ep "$EP" id "$id2" carve "$ra" 16
+	run_json "freelist show: count 16 after the carve" \
+		'.[0].count == 16 and .[0].capacity == 64' \
+		"$NS_A" -j freelist show ep "$EP" id "$id2"
+	run_ok "freelist post addrs: 3 buffers (text)" "$NS_A" freelist post ep "$EP" id "$id2" \
+		addrs $((ra + 0x8000)) $((ra + 0x8200)) "$(printf '0x%x' $((ra + 0x8400)))"
+	check "freelist post: text line" grep -Eq "^ep $EP id $id2 posted 3 count 19$" "$T/out"
+	run_json "freelist show: count 19" '.[0].count == 19' \
+		"$NS_A" -j freelist show ep "$EP" id "$id2"
+	run_json "freelist post: keywords in any order" '.posted == 1 and .count == 20' \
+		"$NS_A" -j freelist post addrs $((ra + 0x9000)) id "$id2" ep "$EP"
+
+	# post errors; a failed request posts nothing
+	run_fail "post: more than the room left: ENOSPC" 1 \
+		"freelist post: not enough room in the free list for that many buffers: No space left on device" \
+		"$NS_A" freelist post ep "$EP" id "$id2" carve "$ra" 45
+	run_fail "post: the server's full list: ENOSPC" 1 "not enough room" \
+		"$NS_A" freelist post ep "$EP" id "$A_fl" addrs "$ra"
+	run_fail "post: address past the region: EINVAL, names the address" 1 \
+		"buffer not inside the free list's region \(addrs\[1\] = 0x[0-9a-f]+\): Invalid argument" \
+		"$NS_A" freelist post ep "$EP" id "$id2" addrs "$ra" $((ra + A_len))
+	run_fail "post: address before the region: EINVAL" 1 "buffer not inside" \
+		"$NS_A" freelist post ep "$EP" id "$id2" addrs $((ra - 512))
+	run_fail "post: buffer straddling the region end: EINVAL" 1 "buffer not inside" \
+		"$NS_A" freelist post ep "$EP" id "$id2" addrs $((ra + A_len - 256))
+	run_fail "post: carve running out of the region: EINVAL" 1 \
+		"carved buffers not inside the free list's region: Invalid argument" \
+		"$NS_A" freelist post ep "$EP" id "$id2" carve $((ra + A_len - 1024)) 3
+	run_fail "post: carve wrapping the address space: EINVAL" 1 \
+		"carve runs past the end of the address space" \
+		"$NS_A" freelist post ep "$EP" id "$id2" carve 0xffffffffffffff00 2
+	run_fail "post: carve count 0: kernel policy, names the attribute" 1 \
+		"\(carve count\)" \
+		"$NS_A" freelist post ep "$EP" id "$id2" carve "$ra" 0
+	run_fail "post: unknown list: ENOENT" 1 "no free list with this id on the endpoint" \
+		"$NS_A" freelist post ep "$EP" id 999 carve "$ra" 1
+	run_fail "post: unknown endpoint: ENOENT" 1 \
+		"freelist post: no endpoint with this id in this network namespace" \
+		"$NS_A" freelist post ep 999 id 1 carve "$ra" 1
+	run_json "failed posts posted nothing" '.[0].count == 20' \
+		"$NS_A" -j freelist show ep "$EP" id "$id2"
+
+	# create errors
+	run_fail "create: unknown rkey: ENOENT" 1 \
+		"no region with this rkey on the endpoint \(rkey\): No such file or directory" \
+		"$NS_A" freelist create ep "$EP" rkey 0x1234 size 64 count 1
+	run_fail "create: buffer larger than the region: EINVAL" 1 \
+		"buffer size larger than the region \(size\): Invalid argument" \
+		"$NS_A" freelist create ep "$EP" rkey "$A_rkey" size $((A_len + 1)) count 1
+	run_fail "create: count 0: kernel policy names the attribute" 1 "\(count\)" \
+		"$NS_A" freelist create ep "$EP" rkey "$A_rkey" size 64 count 0
+	run_fail "create: count above 65536: kernel policy" 1 "\(count\)" \
+		"$NS_A" freelist create ep "$EP" rkey "$A_rkey" size 64 count 65537
+	run_fail "create: size 0: kernel policy" 1 "\(size\)" \
+		"$NS_A" freelist create ep "$EP" rkey "$A_rkey" size 0 count 1
+	run_fail "create: unknown endpoint: ENOENT" 1 "no endpoint with this id" \
+		"$NS_A" freelist create ep 999 rkey "$A_rkey" size 64 count 1
+
+	# A request larger than the default netlink send buffer (~240 KiB).
+	run_json "freelist create: capacity 20000" '.capacity == 20000 and .count == 0' \
+		"$NS_A" -j freelist create ep "$EP" rkey "$A_rkey" size 16 count 20000
+	export ID3
+	ID3=$(jq .id "$T/out")
+	seq $((ra)) 16 $((ra + 16 * 19999)) > "$T/addrs"
+	check "20000 addresses generated" test "$(wc -l < "$T/addrs")" -eq 20000
+	# shellcheck disable=SC2046 # one argument per address
+	run_json "freelist post addrs: 20000 addresses in one request" \
+		'.posted == 20000 and .count == 20000' \
+		"$NS_A" -j freelist post ep "$EP" id "$ID3" addrs $(cat "$T/addrs")
+
+	# permissions
+	pcn "$NS_A" freelist create ep "$EP" rkey "$A_rkey" size 64 count 1
+	check "create as nobody: permission denied" \
+		failed 1 "freelist create: permission denied \(needs CAP_NET_ADMIN\)"
+	pcn "$NS_A" freelist post ep "$EP" id "$id2" carve "$ra" 1
+	check "post as nobody: permission denied" \
+		failed 1 "freelist post: permission denied \(needs CAP_NET_ADMIN\)"
+	pcn "$NS_A" -j freelist show
+	check "show as nobody works; nothing was created or posted" eval \
+		'succeeded && jtrue "length == 4 and (map(select(.id == (\$ENV.ID2 | tonumber)))[0].count == 20)"'
+	pcn "$NS_A" -j endpoint show
+	check "endpoint show as nobody works" eval \
+		'succeeded && jtrue ".[0].ep == 7 and .[0].freelists == 4"'
+}
+
+# The netns counters against /proc/net/prism, after traffic from B to A.
+PROC_TO_JSON='$p | split("\n") | map(select(length > 0) | split(" ") | {(.[0]): (.[1] | tonumber)}) | add'
+
+stats_tests() {
+	ip netns exec "$NS_B" "$CLIENT" vb mac="$A_mac" ep="$A_ep" rkey="$A_rkey" \
+		addr="$A_addr" fl="$A_fl" > "$T/client.out" 2>&1
+	check "example client ran against the server (B -> A)" test $? -eq 0
+	sed 's/^/#   client: /' "$T/client.out"
+
+	run_json "freelist show: the client's ALLOC took a buffer" \
+		'.[0].count == ($ENV.NBUFS | tonumber) - 1' \
+		"$NS_A" -j freelist show ep "$EP" id "$A_fl"
+
+	for ns in "$NS_A" "$NS_B"; do
+		ip netns exec "$ns" cat /proc/net/prism > "$T/proc-$ns"
+		run_ok "stats ($ns, text)" "$ns" stats
+		check "stats ($ns): the text is /proc/net/prism" cmp -s "$T/out" "$T/proc-$ns"
+		pc "$ns" -j stats show
+		check "stats -j ($ns): the values of /proc/net/prism" eval \
+			'succeeded && jtrue ". == ($PROC_TO_JSON)" --rawfile p "$T/proc-$ns"'
+	done
+	run_json "stats -j (A): chains were served" \
+		'.chains_served > 0 and .ops_served >= .chains_served and .pinned_pages == ($ENV.PAGES | tonumber)' \
+		"$NS_A" -j stats
+	run_json "stats -j (B): chains were sent and completed" \
+		'.chains_sent > 0 and .chains_completed == .chains_sent and .chains_served == 0 and .pinned_pages == ($ENV.PAGES | tonumber)' \
+		"$NS_B" -j stats
+	pc "$NS_A" -j -s endpoint show
+	check "endpoint show -s: the server socket has A's service counters" eval \
+		'succeeded && jtrue "($PROC_TO_JSON) as \$m | .[0].stats.chains_served == \$m.chains_served and .[0].stats.ops_served == \$m.ops_served" --rawfile p "$T/proc-$NS_A"'
+	run_json "stats -s -j: per-endpoint counters" \
+		'(.endpoints | length) == 1 and .endpoints[0].ep == 7 and .endpoints[0].dev == "va" and .endpoints[0].stats.chains_served == .chains_served' \
+		"$NS_A" -j -s stats
+	run_ok "stats -s (text)" "$NS_A" stats -s
+	check "stats -s: endpoint line and its counters" eval \
+		'grep -q "^chains_served [1-9]" "$T/out" && grep -q "^ep $EP dev va$" "$T/out" && grep -Eq "^    chains_sent [0-9]+ .*chains_served [1-9]" "$T/out"'
+	run_json "stats -j -p: pretty JSON" 'has("rx_dropped")' "$NS_A" -j -p stats
+}
+
+peer_tests() {
+	run_fail "peer show: not supported by this module" 1 \
+		"peer show: not supported by this module" "$NS_B" peer show
+	run_fail "peer show -j: no JSON on error" 1 "not supported by this module" \
+		"$NS_B" -j peer show
+}
+
+isolation_tests() {
+	run_json "netns B sees only its own endpoint $EP" \
+		'length == 1 and .[0].ep == 7 and .[0].dev == "vb" and .[0].pid == ($ENV.B_pid | tonumber) and .[0].mac == $ENV.B_mac' \
+		"$NS_B" -j endpoint show
+	run_json "netns B: only its own region" \
+		'length == 1 and .[0].rkey == $ENV.B_rkey and .[0].start == $ENV.B_addr' \
+		"$NS_B" -j region show
+	run_json "netns B: one free list (A's new ones are not visible)" 'length == 1' \
+		"$NS_B" -j freelist show
+	run_fail "netns B: A's rkey is unknown to B's endpoint $EP" 1 \
+		"no region with this rkey on the endpoint" \
+		"$NS_B" freelist create ep "$EP" rkey "$A_rkey" size 64 count 1
+	run_json "netns A still sees its own endpoint $EP" \
+		'length == 1 and .[0].dev == "va" and .[0].pid == ($ENV.A_pid | tonumber)' \
+		"$NS_A" -j endpoint show
+	run_json "netns C: no endpoints" '. == []' "$NS_C" -j endpoint show
+	run_json "netns C: no regions" '. == []' "$NS_C" -j region show
+	run_json "netns C: no free lists" '. == []' "$NS_C" -j freelist show
+	run_fail "netns C: endpoint $EP does not exist here" 1 "no endpoint with this id" \
+		"$NS_C" freelist post ep "$EP" id 1 carve "$A_addr" 1
+	run_json "netns C: zero counters" 'all(.[]; . == 0)' "$NS_C" -j stats
+	run_json "init netns: none of them" '. == []' - -j endpoint show
+}
+
+# Dumps larger than one netlink message: hundreds of endpoints, regions
+# and free lists (mkeps), each listed exactly once.
+bigdump_tests() {
+	local out=$T/mkeps.out pid i
+
+	if [ ! -x "$MKEPS" ]; then
+		skip "large dumps: $MKEPS not built (make -C selftests/prism/prismctl)"
+		return
+	fi
+	nsenter --net="/run/netns/$NS_C" -- "$MKEPS" vc0 300 600 600 > "$out" 2>&1 &
+	pid=$!
+	pids+=("$pid")
+	for i in $(seq 600); do
+		grep -q '^ready' "$out" && break
+		kill -0 "$pid" 2> /dev/null || break
+		sleep 0.1
+	done
+	if ! grep -q '^ready' "$out"; then
+		sed 's/^/# mkeps: /' "$out"
+		not_ok "mkeps set up 300 endpoints"
+		return
+	fi
+	ok "mkeps set up 300 endpoints"
+	MK_EPS=$(sed -n 's/.* eps=\([0-9,]*\).*/\1/p' "$out")
+	export MK_EPS MK_EP0=${MK_EPS%%,*}
+	run_json "endpoint dump: all 300 endpoints exactly once" \
+		'map(.ep) | sort == ($ENV.MK_EPS | split(",") | map(tonumber) | sort)' \
+		"$NS_C" -j endpoint show
+	run_json "endpoint dump -s: still all 300" 'length == 300 and all(.[]; has("stats"))' \
+		"$NS_C" -j -s endpoint show
+	run_json "region dump: 899 regions, no duplicates" \
+		'length == 899 and (map(.start) | unique | length) == 899' \
+		"$NS_C" -j region show
+	run_json "region dump of one endpoint: its 600 regions" \
+		'length == 600 and all(.[]; .ep == ($ENV.MK_EP0 | tonumber))' \
+		"$NS_C" -j region show ep "$MK_EP0"
+	run_json "freelist dump: 600 lists, ids 1..600" \
+		'map(.id) | sort == [range(1; 601)]' \
+		"$NS_C" -j freelist show
+	run_json "freelist dump of one endpoint: 600 lists" 'length == 600' \
+		"$NS_C" -j freelist show ep "$MK_EP0"
+	run_json "endpoint with 600 regions: counts" \
+		'.[0].regions == 600 and .[0].freelists == 600 and .[0].pinned_pages == 600' \
+		"$NS_C" -j endpoint show ep "$MK_EP0"
+	run_ok "region dump (text)" "$NS_C" region show
+	check "region dump (text): 899 lines" test "$(wc -l < "$T/out")" -eq 899
+	kill "$pid" 2> /dev/null
+	wait "$pid" 2> /dev/null
+	run_json "endpoints gone with their process" '. == []' "$NS_C" -j endpoint show
+}
+
+# Every JSON document seen, parsed once more by python3's json module.
+python_json_test() {
+	if python3 -c 'import json, sys
+for f in sys.argv[1:]:
+    with open(f) as fp:
+        json.load(fp)' "$T"/json/*.json 2> "$T/err"; then
+		ok "all $njson JSON outputs parse with python3's json module"
+	else
+		not_ok "all $njson JSON outputs parse with python3's json module"
+	fi
+}
+
+# ---------------------------------------------------------------------------
+trap 'cleanup; exit 130' INT TERM
+
+offline_tests
+if [ "$offline" = 0 ]; then
+	dmesg_lines=$(dmesg 2> /dev/null | wc -l)
+	setup
+	endpoint_tests
+	region_tests
+	freelist_tests
+	stats_tests
+	peer_tests
+	isolation_tests
+	bigdump_tests
+	python_json_test
+	if dmesg 2> /dev/null | tail -n +$((dmesg_lines + 1)) |
+	   grep -E "WARNING:|BUG:|KASAN|UBSAN|possible circular|inconsistent lock|suspicious RCU" > "$T/splat"; then
+		sed 's/^/# dmesg: /' "$T/splat"
+		not_ok "no kernel warnings during the tests"
+	else
+		ok "no kernel warnings during the tests"
+	fi
+fi
+cleanup
+echo "1..$ntest"
+[ "$nfail" -eq 0 ]

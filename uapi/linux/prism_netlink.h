@@ -1,0 +1,191 @@
+/* SPDX-License-Identifier: GPL-2.0 WITH Linux-syscall-note */
+/*
+ * PRISM generic netlink interface (used by prismctl).
+ *
+ * Family "prism" (PRISM_GENL_NAME), version PRISM_GENL_VERSION, no family
+ * header.  The family is network-namespace aware: every command sees only
+ * the endpoints of the network namespace of the requesting netlink socket.
+ * All attributes live in one space (enum prism_attr); each command has its
+ * own policy and rejects attributes it does not take (strict validation,
+ * also for dump requests).
+ *
+ * Commands
+ * --------
+ * PRISM_CMD_ENDPOINT_GET
+ *	dump: every bound endpoint of the netns, one message each.
+ *	do:   the endpoint PRISM_ATTR_EP (required).
+ *	Reply: EP, IFINDEX, IFNAME, MAC, OWNER_PID, NR_REGIONS,
+ *	NR_FREELISTS, PINNED_PAGES, OUTSTANDING, MAX_OUTSTANDING,
+ *	TIMEOUT_MS, STATS (nest of enum prism_stats_attr: the socket's
+ *	counters).
+ *
+ * PRISM_CMD_REGION_GET
+ *	dump: every registered region, one message each; optional filter
+ *	PRISM_ATTR_EP (unknown endpoint: ENOENT).
+ *	Reply: EP, REGION_START, REGION_LEN, REGION_ACCESS, REGION_PAGES and,
+ *	only if the requester has CAP_NET_ADMIN in the initial user
+ *	namespace, RKEY (an rkey grants remote access to the memory: it is a
+ *	capability and is not shown to others).
+ *
+ * PRISM_CMD_FREELIST_GET
+ *	dump: every free list, one message each; optional filter
+ *	PRISM_ATTR_EP.
+ *	do:   EP and FL_ID (both required).
+ *	Reply: EP, FL_ID, REGION_START (region the buffers lie in),
+ *	FL_BUF_SIZE, FL_CAPACITY, FL_COUNT, and RKEY for CAP_NET_ADMIN as
+ *	above.
+ *
+ * PRISM_CMD_FREELIST_CREATE (CAP_NET_ADMIN)
+ *	Request: EP, RKEY, FL_BUF_SIZE, FL_CAPACITY (all required).
+ *	Creates a free list in the memory of endpoint EP, as the socket's
+ *	ioctl PRISM_IOC_FL_CREATE would.  Reply: the new list, as
+ *	FREELIST_GET, with command PRISM_CMD_FREELIST_CREATE.
+ *
+ * PRISM_CMD_FREELIST_POST (CAP_NET_ADMIN)
+ *	Request: EP, FL_ID and either FL_ADDRS (nest of PRISM_FL_ADDR u64
+ *	buffer addresses; may be repeated, as one attribute holds at most
+ *	64 KiB: the addresses of all of them are posted, in order) or
+ *	FL_CARVE_START + FL_CARVE_COUNT (buffers start + i * buf_size for
+ *	i < count).  At most PRISM_GENL_POST_MAX buffers.  Every buffer must
+ *	lie inside the list's region and the list must have room for all of
+ *	them; nothing is posted otherwise.
+ *	Reply: EP, FL_ID, FL_POSTED (buffers posted), FL_COUNT (buffers in
+ *	the list afterwards).
+ *
+ * PRISM_CMD_STATS_GET
+ *	do: the counters of the netns, those of /proc/net/prism.
+ *	Reply: STATS (nest of enum prism_stats_attr), PINNED_PAGES (pages
+ *	pinned by the regions of all endpoints of the netns).
+ *
+ * PRISM_CMD_PEER_GET
+ *	dump: remote endpoints talked to, with their RTT estimates; optional
+ *	filter PRISM_ATTR_EP (local endpoint).
+ *	do:   PEER_MAC, PEER_EP and IFINDEX (all required), optional EP.
+ *	Reply: PEER_MAC, PEER_EP, IFINDEX, PEER_SRTT_US, PEER_RTTVAR_US,
+ *	PEER_RTO_US, PEER_STATS (nest of enum prism_peer_stats_attr), and EP
+ *	when the state is kept per local endpoint.
+ *	Modules without a peer table answer EOPNOTSUPP.
+ *
+ * Errors are negative errno values in the netlink ack, with an extended
+ * ack message (NLMSGERR_ATTR_MSG) that says what was wrong.  State-changing
+ * commands need CAP_NET_ADMIN in the initial user namespace (EPERM).
+ *
+ * 64-bit attributes are padded to 8 bytes with PRISM_ATTR_PAD (in nests,
+ * with the nest's PAD attribute); readers ignore PAD.
+ */
+#ifndef _UAPI_LINUX_PRISM_NETLINK_H
+#define _UAPI_LINUX_PRISM_NETLINK_H
+
+#define PRISM_GENL_NAME		"prism"
+#define PRISM_GENL_VERSION	1
+
+/* Most buffers one FREELIST_POST takes (addresses or carve count). */
+#define PRISM_GENL_POST_MAX	65536
+
+enum prism_cmd {
+	PRISM_CMD_UNSPEC,
+	PRISM_CMD_ENDPOINT_GET,
+	PRISM_CMD_REGION_GET,
+	PRISM_CMD_FREELIST_GET,
+	PRISM_CMD_FREELIST_CREATE,
+	PRISM_CMD_FREELIST_POST,
+	PRISM_CMD_STATS_GET,
+	PRISM_CMD_PEER_GET,
+
+	__PRISM_CMD_MAX,
+	PRISM_CMD_MAX = __PRISM_CMD_MAX - 1
+};
+
+enum prism_attr {
+	PRISM_ATTR_UNSPEC,
+	PRISM_ATTR_PAD,			/* padding of 64-bit attributes */
+	PRISM_ATTR_EP,			/* u32: endpoint id */
+	PRISM_ATTR_IFINDEX,		/* u32: interface index */
+	PRISM_ATTR_IFNAME,		/* string: interface name (out) */
+	PRISM_ATTR_MAC,			/* binary[6]: interface MAC (out) */
+	PRISM_ATTR_OWNER_PID,		/* u32: pid of the process that created
+					 * the socket, in the requester's pid
+					 * namespace; 0 if not visible there
+					 */
+	PRISM_ATTR_NR_REGIONS,		/* u32: registered regions */
+	PRISM_ATTR_NR_FREELISTS,	/* u32: free lists */
+	PRISM_ATTR_PINNED_PAGES,	/* u64: pages pinned for all regions */
+	PRISM_ATTR_OUTSTANDING,		/* u32: client chains in flight */
+	PRISM_ATTR_MAX_OUTSTANDING,	/* u32: limit of chains in flight */
+	PRISM_ATTR_TIMEOUT_MS,		/* u32: default chain timeout */
+	PRISM_ATTR_STATS,		/* nest: enum prism_stats_attr */
+	PRISM_ATTR_RKEY,		/* u64: region key */
+	PRISM_ATTR_REGION_START,	/* u64: first address of a region */
+	PRISM_ATTR_REGION_LEN,		/* u64: bytes */
+	PRISM_ATTR_REGION_ACCESS,	/* u32: PRISM_ACCESS_* */
+	PRISM_ATTR_REGION_PAGES,	/* u64: pages pinned for the region */
+	PRISM_ATTR_FL_ID,		/* u32: free list id */
+	PRISM_ATTR_FL_BUF_SIZE,		/* u32: bytes per buffer */
+	PRISM_ATTR_FL_CAPACITY,		/* u32: most buffers the list holds */
+	PRISM_ATTR_FL_COUNT,		/* u32: buffers in the list now
+					 * (including those still waiting
+					 * for their grace period)
+					 */
+	PRISM_ATTR_FL_ADDRS,		/* nest: PRISM_FL_ADDR entries */
+	PRISM_ATTR_FL_CARVE_START,	/* u64: first buffer of a carve */
+	PRISM_ATTR_FL_CARVE_COUNT,	/* u32: buffers of a carve */
+	PRISM_ATTR_FL_POSTED,		/* u32: buffers posted (out) */
+	PRISM_ATTR_PEER_MAC,		/* binary[6]: remote MAC */
+	PRISM_ATTR_PEER_EP,		/* u32: remote endpoint id */
+	PRISM_ATTR_PEER_SRTT_US,	/* u32: smoothed RTT (microseconds) */
+	PRISM_ATTR_PEER_RTTVAR_US,	/* u32: RTT variation (microseconds) */
+	PRISM_ATTR_PEER_RTO_US,		/* u32: retransmission timeout (us) */
+	PRISM_ATTR_PEER_STATS,		/* nest: enum prism_peer_stats_attr */
+
+	__PRISM_ATTR_MAX,
+	PRISM_ATTR_MAX = __PRISM_ATTR_MAX - 1
+};
+
+/* Entries of PRISM_ATTR_FL_ADDRS (the attribute may repeat). */
+enum prism_fl_addr_attr {
+	PRISM_FL_ADDR_UNSPEC,
+	PRISM_FL_ADDR,			/* u64: address of one buffer */
+
+	__PRISM_FL_ADDR_MAX,
+	PRISM_FL_ADDR_MAX = __PRISM_FL_ADDR_MAX - 1
+};
+
+/*
+ * Counters of PRISM_ATTR_STATS, all u64: the fields of struct prism_stats
+ * in the same order (and the names of /proc/net/prism).
+ */
+enum prism_stats_attr {
+	PRISM_STATS_ATTR_UNSPEC,
+	PRISM_STATS_ATTR_PAD,
+	PRISM_STATS_ATTR_CHAINS_SENT,
+	PRISM_STATS_ATTR_CHAINS_COMPLETED,
+	PRISM_STATS_ATTR_CHAINS_TIMED_OUT,
+	PRISM_STATS_ATTR_CHAINS_SERVED,
+	PRISM_STATS_ATTR_OPS_SERVED,
+	PRISM_STATS_ATTR_OPS_FAILED,
+	PRISM_STATS_ATTR_SENDS_RECEIVED,
+	PRISM_STATS_ATTR_RX_DROPPED,
+	PRISM_STATS_ATTR_RETRANSMITS,
+	PRISM_STATS_ATTR_NACKS_RECEIVED,
+	PRISM_STATS_ATTR_NACKS_SENT,
+	PRISM_STATS_ATTR_DUPLICATES,
+
+	__PRISM_STATS_ATTR_MAX,
+	PRISM_STATS_ATTR_MAX = __PRISM_STATS_ATTR_MAX - 1
+};
+
+/* Counters of PRISM_ATTR_PEER_STATS, all u64. */
+enum prism_peer_stats_attr {
+	PRISM_PEER_STATS_ATTR_UNSPEC,
+	PRISM_PEER_STATS_ATTR_PAD,
+	PRISM_PEER_STATS_ATTR_CHAINS_SENT,	/* chains sent to the peer */
+	PRISM_PEER_STATS_ATTR_CHAINS_COMPLETED,	/* answered */
+	PRISM_PEER_STATS_ATTR_TIMEOUTS,		/* timed out */
+	PRISM_PEER_STATS_ATTR_NACKS,		/* refused as overloaded */
+	PRISM_PEER_STATS_ATTR_RETRANSMITS,	/* sent again after no answer */
+
+	__PRISM_PEER_STATS_ATTR_MAX,
+	PRISM_PEER_STATS_ATTR_MAX = __PRISM_PEER_STATS_ATTR_MAX - 1
+};
+
+#endif /* _UAPI_LINUX_PRISM_NETLINK_H */
