@@ -14,7 +14,7 @@ pkgs=(
 	make gcc libc6-dev bc bison flex libelf-dev libssl-dev dwarves rsync
 	liburing-dev libmnl-dev
 	# sanitizer/fuzz builds, scripts, plots
-	clang python3 gnuplot-nox
+	clang python3 gnuplot-nox jq
 	# real-world peer for the KV benchmark (apps/kv, tools/bench/kv.sh)
 	memcached
 	# SoftRoCE comparison (tools/bench/rxe.sh)
