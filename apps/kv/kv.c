@@ -1,0 +1,401 @@
+// SPDX-License-Identifier: MIT
+/*
+ * kv: command-line client and YCSB-style benchmark driver for PRISM-KV.
+ *
+ *   kv [--if IF] [--info FILE] get KEY          value on stdout
+ *   kv [--if IF] [--info FILE] put KEY VALUE    VALUE "-": read stdin
+ *   kv [--if IF] [--info FILE] delete KEY
+ *   kv [--if IF] [--info FILE | --memcached IP:PORT] bench [options]
+ *   kv merge FILE...                            combine bench result files
+ *
+ * --if defaults to eth0, --info to $KV_INFO.  The server may be PRISM-KV or
+ * Pilaf (the address file says which).  Exit status: 0 ok, 1 key not
+ * found, 2 usage error or key/value too large, 3 any other error.
+ *
+ * bench options:
+ *   --workload A|B|C   read share 50 / 95 / 100 %          (default A)
+ *   --dist uniform|zipf  key popularity, Zipf theta 0.99    (default zipf)
+ *   --records N        keys user0000000000.. (default 1000)
+ *   --value N          value bytes (default 512)
+ *   --seconds S        run time (default 3)
+ *   --seed N           random seed (default: pid)
+ *   --load             store all records first, then exit
+ *   --out FILE         result file for "kv merge" (default: stdout)
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <getopt.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "kv_client.h"
+#include "kv_memcached.h"
+#include "kv_workload.h"
+
+static const char *ifname = "eth0";
+static const char *info_path;
+static const char *mc_addr;
+
+static int exit_code(int err)
+{
+	switch (err) {
+	case 0:		return 0;
+	case -ENOENT:	return 1;
+	case -E2BIG:
+	case -EINVAL:	return 2;
+	default:	return 3;
+	}
+}
+
+static int report(const char *what, int err)
+{
+	if (err == -ENOENT)
+		fprintf(stderr, "kv: %s: not found\n", what);
+	else if (err == -E2BIG)
+		fprintf(stderr, "kv: %s: key > %u bytes or value > %u - key bytes\n",
+			what, KV_MAX_KEY, KV_MAX_ENTRY - KV_ENTRY_HDR);
+	else if (err)
+		fprintf(stderr, "kv: %s: %s\n", what, strerror(-err));
+	return exit_code(err);
+}
+
+static int open_client(struct kv_client **c)
+{
+	int err;
+
+	if (!info_path) {
+		fprintf(stderr, "kv: no server: --info FILE or KV_INFO\n");
+		return -EINVAL;
+	}
+	err = kv_client_open(c, ifname, info_path, 0);
+	if (err)
+		fprintf(stderr, "kv: connecting via %s to %s: %s\n", ifname,
+			info_path, strerror(-err));
+	return err;
+}
+
+static int cmd_get(int argc, char **argv)
+{
+	unsigned char val[KV_MAX_ENTRY];
+	struct kv_client *c;
+	size_t vlen = 0;
+	int err;
+
+	if (argc != 2)
+		return 2;
+	if (open_client(&c))
+		return 3;
+	err = kv_get(c, argv[1], strlen(argv[1]), val, sizeof(val), &vlen, NULL);
+	if (!err)
+		fwrite(val, 1, vlen, stdout);
+	kv_client_close(c);
+	return report("get", err);
+}
+
+static int cmd_put(int argc, char **argv)
+{
+	static unsigned char val[KV_MAX_ENTRY + 1];
+	struct kv_client *c;
+	size_t vlen;
+	int err;
+
+	if (argc != 3)
+		return 2;
+	if (!strcmp(argv[2], "-")) {
+		vlen = fread(val, 1, sizeof(val), stdin);
+	} else {
+		vlen = strlen(argv[2]);
+		if (vlen > sizeof(val))
+			return report("put", -E2BIG);
+		memcpy(val, argv[2], vlen);
+	}
+	if (open_client(&c))
+		return 3;
+	err = kv_put(c, argv[1], strlen(argv[1]), val, vlen);
+	kv_client_close(c);
+	return report("put", err);
+}
+
+static int cmd_delete(int argc, char **argv)
+{
+	struct kv_client *c;
+	int err;
+
+	if (argc != 2)
+		return 2;
+	if (open_client(&c))
+		return 3;
+	err = kv_delete(c, argv[1], strlen(argv[1]));
+	kv_client_close(c);
+	return report("delete", err);
+}
+
+/* ---- bench ---- */
+
+struct store {
+	struct kv_client	*kv;
+	struct mc_conn		mc;
+	int			is_mc;
+};
+
+static int store_get(struct store *s, const char *key, void *val, size_t cap,
+		     size_t *vlen)
+{
+	if (s->is_mc)
+		return mc_get(&s->mc, key, val, cap, vlen);
+	return kv_get(s->kv, key, strlen(key), val, cap, vlen, NULL);
+}
+
+static int store_put(struct store *s, const char *key, const void *val,
+		     size_t vlen)
+{
+	if (s->is_mc)
+		return mc_set(&s->mc, key, val, vlen);
+	return kv_put(s->kv, key, strlen(key), val, vlen);
+}
+
+static uint64_t now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+/* A value that names its key and writer, so a wrong one is recognisable. */
+static void make_value(unsigned char *val, size_t len, uint64_t key, uint64_t seq)
+{
+	size_t i;
+
+	for (i = 0; i < len; i++)
+		val[i] = (unsigned char)('a' + (key + seq + i) % 26);
+}
+
+static int cmd_bench(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "workload", required_argument, NULL, 'w' },
+		{ "dist", required_argument, NULL, 'd' },
+		{ "records", required_argument, NULL, 'r' },
+		{ "value", required_argument, NULL, 'v' },
+		{ "seconds", required_argument, NULL, 's' },
+		{ "seed", required_argument, NULL, 'S' },
+		{ "load", no_argument, NULL, 'l' },
+		{ "out", required_argument, NULL, 'o' },
+		{ NULL, 0, NULL, 0 },
+	};
+	static unsigned char val[KV_MAX_ENTRY], got[KV_MAX_ENTRY];
+	static struct kv_hist hist;
+	uint64_t records = 1000, seed = (uint64_t)getpid(), ops = 0, errors = 0;
+	uint64_t start, end, t0, seq = 0, i;
+	double read_share = 0.5, seconds = 3;
+	int zipf = 1, load = 0, opt, err;
+	size_t vsize = 512, vlen;
+	const char *out = NULL;
+	struct kv_keygen gen;
+	struct store st = { 0 };
+	struct kv_rng rng;
+	char key[32];
+	FILE *f;
+
+	optind = 1;
+	while ((opt = getopt_long(argc, argv, "", opts, NULL)) != -1) {
+		switch (opt) {
+		case 'w':
+			if (!strcmp(optarg, "A"))
+				read_share = 0.5;
+			else if (!strcmp(optarg, "B"))
+				read_share = 0.95;
+			else if (!strcmp(optarg, "C"))
+				read_share = 1.0;
+			else
+				return 2;
+			break;
+		case 'd':
+			if (!strcmp(optarg, "uniform"))
+				zipf = 0;
+			else if (!strcmp(optarg, "zipf"))
+				zipf = 1;
+			else
+				return 2;
+			break;
+		case 'r': records = strtoull(optarg, NULL, 0); break;
+		case 'v': vsize = strtoul(optarg, NULL, 0); break;
+		case 's': seconds = strtod(optarg, NULL); break;
+		case 'S': seed = strtoull(optarg, NULL, 0); break;
+		case 'l': load = 1; break;
+		case 'o': out = optarg; break;
+		default: return 2;
+		}
+	}
+	if (!records || vsize > sizeof(val) || seconds <= 0)
+		return 2;
+	if (mc_addr) {
+		st.is_mc = 1;
+		err = mc_connect(&st.mc, mc_addr);
+		if (err)
+			return report("memcached connect", err);
+	} else if (open_client(&st.kv)) {
+		return 3;
+	}
+
+	if (load) {
+		for (i = 0; i < records; i++) {
+			kv_key_name(i, key, sizeof(key));
+			make_value(val, vsize, i, 0);
+			err = store_put(&st, key, val, vsize);
+			if (err)
+				return report("load", err);
+		}
+		printf("loaded %" PRIu64 " records of %zu bytes\n", records, vsize);
+		goto done;
+	}
+
+	kv_rng_seed(&rng, seed);
+	kv_keygen_init(&gen, records, zipf, 0.99);
+	start = now_ns();
+	end = start + (uint64_t)(seconds * 1e9);
+	for (t0 = start; t0 < end;) {
+		uint64_t k = kv_keygen_next(&gen, &rng), t1;
+
+		kv_key_name(k, key, sizeof(key));
+		if (kv_rng_unit(&rng) < read_share) {
+			err = store_get(&st, key, got, sizeof(got), &vlen);
+			if (!err && vlen != vsize)
+				err = -EBADMSG;
+		} else {
+			make_value(val, vsize, k, ++seq);
+			err = store_put(&st, key, val, vsize);
+		}
+		t1 = now_ns();
+		if (err) {
+			errors++;
+			if (errors == 1)
+				report("bench op", err);
+		} else {
+			ops++;
+			kv_hist_add(&hist, t1 - t0);
+		}
+		t0 = t1;
+	}
+	f = out ? fopen(out, "w") : stdout;
+	if (!f)
+		return report(out, -errno);
+	fprintf(f, "run %" PRIu64 " %" PRIu64 " %.6f\n", ops, errors,
+		(double)(t0 - start) / 1e9);
+	kv_hist_write(&hist, f);
+	if (!st.is_mc) {
+		const struct kv_client_stats *cs = kv_client_stats(st.kv);
+
+		fprintf(f, "client probes=%" PRIu64 " torn=%" PRIu64 " cas_failures=%"
+			PRIu64 " no_buffer=%" PRIu64 " recycled=%" PRIu64 "\n",
+			cs->probes, cs->torn_reads, cs->cas_failures, cs->no_buffer,
+			cs->recycled);
+	}
+	if (out)
+		fclose(f);
+done:
+	if (st.is_mc)
+		mc_close(&st.mc);
+	else
+		kv_client_close(st.kv);
+	return 0;
+}
+
+/* Combine result files of concurrent clients into one JSON object. */
+static int cmd_merge(int argc, char **argv)
+{
+	static struct kv_hist all, one;
+	uint64_t ops = 0, errors = 0, torn = 0, cas = 0;
+	double tput = 0;
+	int i;
+
+	for (i = 1; i < argc; i++) {
+		uint64_t o, e, pr, t, cf;
+		char line[256];
+		double secs;
+		FILE *f = fopen(argv[i], "r");
+
+		if (!f)
+			return report(argv[i], -errno);
+		if (!fgets(line, sizeof(line), f) ||
+		    sscanf(line, "run %" SCNu64 " %" SCNu64 " %lf", &o, &e, &secs) != 3 ||
+		    kv_hist_read(&one, f)) {
+			fclose(f);
+			fprintf(stderr, "kv merge: %s: malformed\n", argv[i]);
+			return 3;
+		}
+		if (fgets(line, sizeof(line), f) &&
+		    sscanf(line, "client probes=%" SCNu64 " torn=%" SCNu64
+			   " cas_failures=%" SCNu64, &pr, &t, &cf) == 3) {
+			torn += t;
+			cas += cf;
+		}
+		fclose(f);
+		ops += o;
+		errors += e;
+		if (secs > 0)
+			tput += (double)o / secs;
+		kv_hist_merge(&all, &one);
+	}
+	printf("{\"clients\": %d, \"ops\": %" PRIu64 ", \"errors\": %" PRIu64
+	       ", \"throughput\": %.1f, \"mean_us\": %.1f, \"p50_us\": %.1f"
+	       ", \"p99_us\": %.1f, \"torn_reads\": %" PRIu64
+	       ", \"cas_failures\": %" PRIu64 "}\n",
+	       argc - 1, ops, errors, tput,
+	       all.count ? (double)all.sum_ns / (double)all.count / 1e3 : 0.0,
+	       (double)kv_hist_quantile(&all, 0.50) / 1e3,
+	       (double)kv_hist_quantile(&all, 0.99) / 1e3, torn, cas);
+	return 0;
+}
+
+static void usage(void)
+{
+	fprintf(stderr,
+		"usage: kv [--if IF] [--info FILE] get KEY | put KEY VALUE|- | delete KEY\n"
+		"       kv [--if IF] [--info FILE | --memcached IP:PORT] bench [--workload A|B|C]\n"
+		"          [--dist uniform|zipf] [--records N] [--value N] [--seconds S]\n"
+		"          [--seed N] [--load] [--out FILE]\n"
+		"       kv merge FILE...\n"
+		"limits: key 1..%u bytes, key + value <= %u bytes\n",
+		KV_MAX_KEY, KV_MAX_ENTRY - KV_ENTRY_HDR);
+	exit(2);
+}
+
+int main(int argc, char **argv)
+{
+	int i = 1;
+
+	info_path = getenv("KV_INFO");
+	while (i + 1 < argc && argv[i][0] == '-' && argv[i][1] == '-') {
+		if (!strcmp(argv[i], "--if"))
+			ifname = argv[i + 1];
+		else if (!strcmp(argv[i], "--info"))
+			info_path = argv[i + 1];
+		else if (!strcmp(argv[i], "--memcached"))
+			mc_addr = argv[i + 1];
+		else
+			usage();
+		i += 2;
+	}
+	if (i >= argc)
+		usage();
+	argc -= i;
+	argv += i;
+	if (!strcmp(argv[0], "get"))
+		return argc != 2 ? (usage(), 2) : cmd_get(argc, argv);
+	if (!strcmp(argv[0], "put"))
+		return argc != 3 ? (usage(), 2) : cmd_put(argc, argv);
+	if (!strcmp(argv[0], "delete"))
+		return argc != 2 ? (usage(), 2) : cmd_delete(argc, argv);
+	if (!strcmp(argv[0], "bench"))
+		return cmd_bench(argc, argv);
+	if (!strcmp(argv[0], "merge"))
+		return cmd_merge(argc, argv);
+	usage();
+	return 2;
+}

@@ -1,0 +1,61 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Linearizability checker for a history of register operations (one
+ * register per key), in the style of Wing & Gong with Lowe's memoisation
+ * of (linearized set, state) as in Porcupine.  Keys are independent
+ * (linearizability is local), so each key is checked on its own.
+ *
+ * An operation whose outcome is unknown (a PUT that failed: it may or may
+ * not take effect) is given ret = LC_INF: it can be linearized anywhere
+ * after its call, including after everything else (i.e. never).
+ */
+#ifndef LINCHECK_H
+#define LINCHECK_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#define LC_INF		INT64_MAX
+
+enum lc_kind {
+	LC_READ = 0,
+	LC_WRITE = 1,
+};
+
+struct lc_op {
+	uint32_t	key;
+	uint8_t		kind;		/* enum lc_kind */
+	uint64_t	value;		/* written or read */
+	int64_t		call, ret;	/* ret >= call; LC_INF: unknown outcome */
+	uint32_t	client;		/* for reports only */
+};
+
+enum lc_verdict {
+	LC_OK = 0,		/* linearizable */
+	LC_VIOLATION = 1,	/* not linearizable */
+	LC_GAVE_UP = 2,		/* search exceeded its budget */
+};
+
+struct lc_report {
+	enum lc_verdict	verdict;
+	uint32_t	bad_key;	/* first key that is not LC_OK */
+	size_t		bad_ops;	/* operations on that key */
+	size_t		best_prefix;	/* most ops linearized on that key */
+	size_t		keys;		/* keys checked */
+	size_t		states;		/* cache entries explored (total) */
+};
+
+/*
+ * Check ops (any order; the array is sorted in place by key and call
+ * time).  init: the value every register holds at first.  max_states
+ * bounds the memo per key (0: 4M).
+ */
+enum lc_verdict lc_check(struct lc_op *ops, size_t n, uint64_t init,
+			 size_t max_states, struct lc_report *rep);
+
+/* One key only: ops must all have the same key. */
+enum lc_verdict lc_check_key(const struct lc_op *ops, size_t n, uint64_t init,
+			     size_t max_states, size_t *best_prefix,
+			     size_t *states);
+
+#endif /* LINCHECK_H */

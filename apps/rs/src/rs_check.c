@@ -1,0 +1,200 @@
+// SPDX-License-Identifier: MIT
+/*
+ * rs_check: offline tools for PRISM-RS runs.
+ *
+ *   rs_check hist FILE...	merge the histories written by rs_client
+ *				--hist and check linearizability per block.
+ *				Exit 0: linearizable, 1: violation, 2: the
+ *				search gave up or bad input.
+ *   rs_check lat FILE...	merge --lat files; print one JSON object:
+ *				ops, ops_per_s, mean_us, p99_us, and the same
+ *				for gets and puts.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "lincheck.h"
+#include "rs.h"
+
+static int load_hist(const char *path, struct lc_op **ops, size_t *n, size_t *cap)
+{
+	char line[256], kind, ret[32];
+	unsigned long long value;
+	long long call;
+	unsigned int key, client;
+	FILE *f = fopen(path, "r");
+	int lineno = 0;
+
+	if (!f)
+		return -errno;
+	while (fgets(line, sizeof(line), f)) {
+		struct lc_op *op;
+
+		lineno++;
+		if (sscanf(line, "%c %u %llu %lld %31s %u", &kind, &key, &value,
+			   &call, ret, &client) != 6 || (kind != 'W' && kind != 'R')) {
+			fprintf(stderr, "rs_check: %s:%d: bad line\n", path, lineno);
+			fclose(f);
+			return -EINVAL;
+		}
+		if (*n == *cap) {
+			size_t nc = *cap ? *cap * 2 : 4096;
+			struct lc_op *no = realloc(*ops, nc * sizeof(**ops));
+
+			if (!no) {
+				fclose(f);
+				return -ENOMEM;
+			}
+			*ops = no;
+			*cap = nc;
+		}
+		op = &(*ops)[(*n)++];
+		op->key = key;
+		op->kind = kind == 'W' ? LC_WRITE : LC_READ;
+		op->value = value;
+		op->call = call;
+		op->ret = strcmp(ret, "inf") ? strtoll(ret, NULL, 10) : LC_INF;
+		op->client = client;
+		if (op->ret < op->call) {
+			fprintf(stderr, "rs_check: %s:%d: returns before its call\n",
+				path, lineno);
+			fclose(f);
+			return -EINVAL;
+		}
+	}
+	fclose(f);
+	return 0;
+}
+
+static int cmd_hist(int argc, char **argv)
+{
+	struct lc_op *ops = NULL;
+	size_t n = 0, cap = 0, i, reads = 0, writes = 0, unknown = 0, corrupt = 0;
+	struct lc_report rep;
+	enum lc_verdict v;
+	int a, err;
+
+	for (a = 0; a < argc; a++) {
+		err = load_hist(argv[a], &ops, &n, &cap);
+		if (err) {
+			fprintf(stderr, "rs_check: %s: %s\n", argv[a], strerror(-err));
+			return 2;
+		}
+	}
+	for (i = 0; i < n; i++) {
+		reads += ops[i].kind == LC_READ;
+		writes += ops[i].kind == LC_WRITE;
+		unknown += ops[i].ret == LC_INF;
+		corrupt += ops[i].kind == LC_READ && ops[i].value == RS_VALUE_CORRUPT;
+	}
+	v = lc_check(ops, n, 0, 0, &rep);
+	printf("ops=%zu reads=%zu writes=%zu unknown_writes=%zu corrupt_reads=%zu "
+	       "keys=%zu states=%zu verdict=%s\n", n, reads, writes, unknown,
+	       corrupt, rep.keys, rep.states,
+	       v == LC_OK ? "linearizable" :
+	       v == LC_VIOLATION ? "NOT-linearizable" : "gave-up");
+	if (v != LC_OK)
+		printf("key=%u ops_on_key=%zu longest_linearizable_prefix=%zu\n",
+		       rep.bad_key, rep.bad_ops, rep.best_prefix);
+	free(ops);
+	return v == LC_OK ? 0 : v == LC_VIOLATION ? 1 : 2;
+}
+
+struct lat_set {
+	double	*v;
+	size_t	n, cap;
+	double	sum;
+};
+
+static int lat_add(struct lat_set *s, double x)
+{
+	if (s->n == s->cap) {
+		size_t nc = s->cap ? s->cap * 2 : 4096;
+		double *nv = realloc(s->v, nc * sizeof(double));
+
+		if (!nv)
+			return -ENOMEM;
+		s->v = nv;
+		s->cap = nc;
+	}
+	s->v[s->n++] = x;
+	s->sum += x;
+	return 0;
+}
+
+static int dbl_cmp(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+static void lat_print(const char *name, struct lat_set *s, double secs, int last)
+{
+	double p99 = 0, mean = 0;
+
+	if (s->n) {
+		qsort(s->v, s->n, sizeof(double), dbl_cmp);
+		/* Nearest-rank percentile. */
+		p99 = s->v[(size_t)((double)(s->n - 1) * 0.99 + 0.5)];
+		mean = s->sum / (double)s->n;
+	}
+	printf("\"%sops\": %zu, \"%sops_per_s\": %.1f, \"%smean_us\": %.1f, "
+	       "\"%sp99_us\": %.1f%s", name, s->n, name,
+	       secs > 0 ? (double)s->n / secs : 0.0, name, mean, name, p99,
+	       last ? "" : ", ");
+}
+
+static int cmd_lat(int argc, char **argv)
+{
+	struct lat_set all = { 0 }, gets = { 0 }, puts = { 0 };
+	long long elapsed_us = 0, e;
+	char line[128], k;
+	double x;
+	int a;
+
+	for (a = 0; a < argc; a++) {
+		FILE *f = fopen(argv[a], "r");
+
+		if (!f) {
+			perror(argv[a]);
+			return 2;
+		}
+		while (fgets(line, sizeof(line), f)) {
+			if (sscanf(line, "elapsed_us %lld", &e) == 1) {
+				if (e > elapsed_us)
+					elapsed_us = e;
+			} else if (sscanf(line, "%c %lf", &k, &x) == 2) {
+				if (lat_add(&all, x) ||
+				    lat_add(k == 'p' ? &puts : &gets, x)) {
+					fclose(f);
+					return 2;
+				}
+			}
+		}
+		fclose(f);
+	}
+	printf("{");
+	lat_print("", &all, elapsed_us / 1e6, 0);
+	lat_print("get_", &gets, elapsed_us / 1e6, 0);
+	lat_print("put_", &puts, elapsed_us / 1e6, 1);
+	printf("}\n");
+	free(all.v);
+	free(gets.v);
+	free(puts.v);
+	return 0;
+}
+
+int main(int argc, char **argv)
+{
+	if (argc >= 3 && !strcmp(argv[1], "hist"))
+		return cmd_hist(argc - 2, argv + 2);
+	if (argc >= 3 && !strcmp(argv[1], "lat"))
+		return cmd_lat(argc - 2, argv + 2);
+	fprintf(stderr, "usage: %s hist FILE... | lat FILE...\n", argv[0]);
+	return 2;
+}

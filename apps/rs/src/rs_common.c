@@ -1,0 +1,193 @@
+// SPDX-License-Identifier: MIT
+/* PRISM-RS: info lines, test values, clock, Zipf sampling. */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <inttypes.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "rs.h"
+
+/* Value of "key=" in a line of space-separated key=value pairs. */
+static const char *kv_find(const char *line, const char *key)
+{
+	size_t n = strlen(key);
+	const char *p = line;
+
+	while ((p = strstr(p, key))) {
+		if ((p == line || p[-1] == ' ') && p[n] == '=')
+			return p + n + 1;
+		p += n;
+	}
+	return NULL;
+}
+
+static int kv_u64(const char *line, const char *key, __u64 *v)
+{
+	const char *s = kv_find(line, key);
+	char *end;
+
+	if (!s)
+		return -EINVAL;
+	errno = 0;
+	*v = strtoull(s, &end, 0);
+	if (errno || end == s || (*end && *end != ' ' && *end != '\n'))
+		return -EINVAL;
+	return 0;
+}
+
+int rs_info_parse(const char *line, struct rs_info *ri)
+{
+	const char *mac = kv_find(line, "mac");
+	__u64 ep, blocks, bsize, fl;
+	char macs[18];
+
+	memset(ri, 0, sizeof(*ri));
+	if (!mac || strlen(mac) < 17)
+		return -EINVAL;
+	memcpy(macs, mac, 17);
+	macs[17] = 0;
+	if (prism_parse_mac(macs, ri->mac))
+		return -EINVAL;
+	if (kv_u64(line, "ep", &ep) || kv_u64(line, "rkey", &ri->rkey) ||
+	    kv_u64(line, "meta", &ri->meta) || kv_u64(line, "locks", &ri->locks) ||
+	    kv_u64(line, "blocks", &blocks) || kv_u64(line, "bsize", &bsize) ||
+	    kv_u64(line, "fl", &fl))
+		return -EINVAL;
+	if (ep > UINT32_MAX || !blocks || blocks > UINT32_MAX || !bsize ||
+	    bsize > RS_MAX_BSIZE || (bsize & 7) || fl > UINT32_MAX)
+		return -EINVAL;
+	ri->ep = (__u32)ep;
+	ri->blocks = (__u32)blocks;
+	ri->bsize = (__u32)bsize;
+	ri->fl = (__u32)fl;
+	return 0;
+}
+
+int rs_info_format(const struct rs_info *ri, char *buf, size_t len)
+{
+	char mac[18];
+	int n;
+
+	n = snprintf(buf, len,
+		     "mac=%s ep=%u rkey=0x%" PRIx64 " meta=0x%" PRIx64
+		     " locks=0x%" PRIx64 " blocks=%u bsize=%u fl=%u\n",
+		     prism_format_mac(ri->mac, mac), ri->ep, (uint64_t)ri->rkey,
+		     (uint64_t)ri->meta, (uint64_t)ri->locks, ri->blocks,
+		     ri->bsize, ri->fl);
+	if (n < 0 || (size_t)n >= len)
+		return -ENOSPC;
+	return n;
+}
+
+int rs_info_load(const char *path, struct rs_info *ri)
+{
+	char line[512];
+	FILE *f = fopen(path, "r");
+	int err;
+
+	if (!f)
+		return -errno;
+	err = fgets(line, sizeof(line), f) ? rs_info_parse(line, ri) : -EINVAL;
+	fclose(f);
+	return err;
+}
+
+/* splitmix64: a cheap, well-mixed pattern generator. */
+static __u64 mix64(__u64 x)
+{
+	x += 0x9e3779b97f4a7c15ULL;
+	x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ULL;
+	x = (x ^ (x >> 27)) * 0x94d049bb133111ebULL;
+	return x ^ (x >> 31);
+}
+
+void rs_value_fill(void *buf, __u32 bsize, __u64 id)
+{
+	unsigned char *b = buf;
+	__u32 i;
+
+	memset(b, 0, bsize);
+	if (!id)
+		return;
+	prism_put_le64(b, id);
+	for (i = 8; i + 8 <= bsize; i += 8)
+		prism_put_le64(b + i, mix64(id ^ ((__u64)i << 48)));
+}
+
+__u64 rs_value_id(const void *buf, __u32 bsize)
+{
+	const unsigned char *b = buf;
+	__u64 id = prism_get_le64(b);
+	__u32 i;
+
+	for (i = 8; i + 8 <= bsize; i += 8) {
+		__u64 want = id ? mix64(id ^ ((__u64)i << 48)) : 0;
+
+		if (prism_get_le64(b + i) != want)
+			return RS_VALUE_CORRUPT;
+	}
+	return id;
+}
+
+__s64 rs_now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (__s64)ts.tv_sec * 1000000000LL + ts.tv_nsec;
+}
+
+int rs_zipf_init(struct rs_zipf *z, __u32 n, double theta)
+{
+	double sum = 0;
+	__u32 i;
+
+	z->n = n;
+	z->cdf = NULL;
+	if (!n)
+		return -EINVAL;
+	if (theta <= 0)
+		return 0;
+	z->cdf = malloc(sizeof(double) * n);
+	if (!z->cdf)
+		return -ENOMEM;
+	for (i = 0; i < n; i++) {
+		sum += 1.0 / pow((double)(i + 1), theta);
+		z->cdf[i] = sum;
+	}
+	for (i = 0; i < n; i++)
+		z->cdf[i] /= sum;
+	return 0;
+}
+
+__u32 rs_zipf_pick(const struct rs_zipf *z, double u)
+{
+	__u32 lo = 0, hi;
+
+	if (!z->cdf) {
+		__u32 k = (__u32)(u * z->n);
+
+		return k < z->n ? k : z->n - 1;
+	}
+	/* First index whose cumulative probability exceeds u. */
+	hi = z->n - 1;
+	while (lo < hi) {
+		__u32 mid = lo + (hi - lo) / 2;
+
+		if (z->cdf[mid] > u)
+			hi = mid;
+		else
+			lo = mid + 1;
+	}
+	return lo;
+}
+
+void rs_zipf_free(struct rs_zipf *z)
+{
+	free(z->cdf);
+	z->cdf = NULL;
+}

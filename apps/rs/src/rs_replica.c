@@ -1,0 +1,215 @@
+// SPDX-License-Identifier: MIT
+/*
+ * PRISM-RS replica daemon.  Registers one region (metadata array, lock
+ * slots, buffers), puts the buffers that hold no block on a free list,
+ * writes its info line, then only recycles buffers: clients SEND the
+ * addresses of buffers their CAS replaced (or that lost the race) and we
+ * post them back to the free list.  All reads and writes are served by
+ * the kernel without waking us.
+ *
+ *   rs_replica IFNAME EP INFOFILE [--blocks N] [--bsize B] [--bufs M]
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <getopt.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include "rs.h"
+
+static volatile sig_atomic_t stop;
+
+static void on_signal(int sig)
+{
+	(void)sig;
+	stop = 1;
+}
+
+static void die(const char *what, int err)
+{
+	fprintf(stderr, "rs_replica: %s: %s\n", what, strerror(err < 0 ? -err : err));
+	exit(1);
+}
+
+/* Write text to path atomically, so readers never see a partial line. */
+static int write_file(const char *path, const char *text)
+{
+	char tmp[4096];
+	FILE *f;
+
+	snprintf(tmp, sizeof(tmp), "%s.tmp", path);
+	f = fopen(tmp, "w");
+	if (!f)
+		return -errno;
+	fputs(text, f);
+	if (fclose(f) || rename(tmp, path))
+		return -errno;
+	return 0;
+}
+
+int main(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "blocks", required_argument, NULL, 'n' },
+		{ "bsize", required_argument, NULL, 'b' },
+		{ "bufs", required_argument, NULL, 'm' },
+		{ NULL, 0, NULL, 0 },
+	};
+	__u32 blocks = 1024, bsize = RS_DEFAULT_BSIZE, nbufs = 0, i, bufsz;
+	_Alignas(8) unsigned char msg[2048];
+	unsigned long long posted = 0, rejected = 0;
+	struct sockaddr_prism me, src;
+	__u64 meta_len, lock_len, buf_off, region_len, *addrs;
+	struct sigaction sa;
+	sigset_t block, waitmask;
+	struct rs_info ri;
+	unsigned char *mem;
+	char line[512];
+	int fd, err, o;
+
+	while ((o = getopt_long(argc, argv, "", opts, NULL)) != -1) {
+		switch (o) {
+		case 'n':
+			blocks = (__u32)strtoul(optarg, NULL, 0);
+			break;
+		case 'b':
+			bsize = (__u32)strtoul(optarg, NULL, 0);
+			break;
+		case 'm':
+			nbufs = (__u32)strtoul(optarg, NULL, 0);
+			break;
+		default:
+			return 2;
+		}
+	}
+	if (argc - optind != 3 || !blocks || !bsize || bsize > RS_MAX_BSIZE ||
+	    (bsize & 7)) {
+		fprintf(stderr, "usage: %s IFNAME EP INFOFILE [--blocks N] "
+			"[--bsize B (multiple of 8, <= %u)] [--bufs M]\n",
+			argv[0], RS_MAX_BSIZE);
+		return 2;
+	}
+	if (!nbufs)
+		nbufs = blocks + 8192;
+	if (nbufs <= blocks)
+		die("--bufs must exceed --blocks", EINVAL);
+
+	/*
+	 * SIGTERM/SIGINT stay blocked except inside ppoll(), so a signal
+	 * cannot slip in between the stop check and the wait
+	 * (prism_wait_from() itself retries after EINTR).
+	 */
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = on_signal;
+	sigaction(SIGTERM, &sa, NULL);
+	sigaction(SIGINT, &sa, NULL);
+	sigemptyset(&block);
+	sigaddset(&block, SIGTERM);
+	sigaddset(&block, SIGINT);
+	sigprocmask(SIG_BLOCK, &block, &waitmask);
+	sigdelset(&waitmask, SIGTERM);
+	sigdelset(&waitmask, SIGINT);
+	fd = prism_open(argv[optind], 0, (__u32)strtoul(argv[optind + 1], NULL, 0));
+	if (fd < 0)
+		die("prism_open", fd);
+
+	/* Layout: meta | lock slots | buffers, each part page aligned. */
+	bufsz = 8 + bsize;
+	meta_len = ((__u64)blocks * 16 + 4095) & ~4095ULL;
+	lock_len = ((__u64)blocks * rs_lock_stride(bsize) + 4095) & ~4095ULL;
+	buf_off = meta_len + lock_len;
+	region_len = buf_off + (((__u64)nbufs * bufsz + 4095) & ~4095ULL);
+	mem = mmap(NULL, region_len, PROT_READ | PROT_WRITE,
+		   MAP_PRIVATE | MAP_ANONYMOUS | MAP_POPULATE, -1, 0);
+	if (mem == MAP_FAILED)
+		die("mmap", errno);
+	memset(mem, 0, region_len);
+
+	memset(&ri, 0, sizeof(ri));
+	err = prism_reg_mr(fd, mem, region_len, PRISM_ACCESS_ALL, &ri.rkey);
+	if (err)
+		die("register region", err);
+	err = prism_fl_create(fd, ri.rkey, bufsz, nbufs, &ri.fl);
+	if (err)
+		die("create free list", err);
+
+	/* Block b starts with buffer b: tag 0, value all zero. */
+	for (i = 0; i < blocks; i++)
+		prism_put_le64(mem + (__u64)i * 16,
+			       (__u64)(uintptr_t)(mem + buf_off + (__u64)i * bufsz));
+	addrs = calloc(nbufs - blocks, sizeof(*addrs));
+	if (!addrs)
+		die("calloc", ENOMEM);
+	for (i = blocks; i < nbufs; i++)
+		addrs[i - blocks] = (__u64)(uintptr_t)(mem + buf_off + (__u64)i * bufsz);
+	err = prism_fl_post(fd, ri.fl, addrs, nbufs - blocks);
+	free(addrs);
+	if (err)
+		die("post free list", err);
+
+	err = prism_local_addr(fd, &me);
+	if (err)
+		die("getsockname", err);
+	memcpy(ri.mac, me.sprism_mac, 6);
+	ri.ep = me.sprism_ep;
+	ri.meta = (__u64)(uintptr_t)mem;
+	ri.locks = (__u64)(uintptr_t)(mem + meta_len);
+	ri.blocks = blocks;
+	ri.bsize = bsize;
+	if (rs_info_format(&ri, line, sizeof(line)) < 0)
+		die("info line", ENOSPC);
+	err = write_file(argv[optind + 2], line);
+	if (err)
+		die("write info file", err);
+	fprintf(stderr, "rs_replica: %s", line);
+
+	/* Only buffer recycling wakes us up. */
+	while (!stop) {
+		const struct prism_msg *m = (const void *)msg;
+		const unsigned char *d;
+		__u64 ok[256];
+		__u32 len, n = 0, k;
+		ssize_t got;
+
+		struct pollfd pfd = { .fd = fd, .events = POLLIN };
+
+		if (ppoll(&pfd, 1, NULL, &waitmask) < 0)
+			continue;	/* EINTR: look at stop */
+		got = prism_wait_from(fd, msg, sizeof(msg), &src, MSG_DONTWAIT);
+		if (got == -EAGAIN || got == -EINTR)
+			continue;
+		if (got < 0)
+			die("recvmsg", (int)got);
+		if (m->kind != PRISM_MSG_SEND)
+			continue;
+		d = prism_msg_send_data(m, &len);
+		for (k = 0; k + 8 <= len && n < 256; k += 8) {
+			__u64 a = prism_get_le64(d + k);
+			__u64 base = (__u64)(uintptr_t)(mem + buf_off);
+
+			/* Only whole buffers of our pool can be recycled. */
+			if (a < base || a >= base + (__u64)nbufs * bufsz ||
+			    (a - base) % bufsz) {
+				rejected++;
+				continue;
+			}
+			ok[n++] = a;
+		}
+		if (n) {
+			err = prism_fl_post(fd, ri.fl, ok, n);
+			if (err)
+				fprintf(stderr, "rs_replica: post: %s\n", strerror(-err));
+			else
+				posted += n;
+		}
+	}
+	fprintf(stderr, "rs_replica: recycled=%llu rejected=%llu\n", posted, rejected);
+	close(fd);
+	return 0;
+}

@@ -1,0 +1,257 @@
+// SPDX-License-Identifier: MIT
+/*
+ * rs_client: workload driver for PRISM-RS (tests and benchmarks).
+ *
+ * Runs a closed loop of GET/PUT on random blocks (uniform or Zipf) and
+ * optionally records
+ *   --hist FILE	every operation for the linearizability checker:
+ *			"W|R key value_id call_ns ret_ns client" (ret "inf"
+ *			for a PUT whose outcome is unknown; failed GETs are
+ *			left out: they returned nothing);
+ *   --lat FILE		"elapsed_us N" then one "g|p latency_us" line per
+ *			successful operation.
+ * Times are CLOCK_MONOTONIC, shared by all netns of one kernel, so
+ * histories of clients in different namespaces merge.
+ *
+ *   rs_client --if IF --info F1,F2,F3 --id CID [--mode abd|lock]
+ *	[--keys K] [--zipf THETA] [--writes PCT] [--ops N | --duration MS]
+ *	[--hist FILE] [--lat FILE] [--start FILE] [--progress FILE]
+ *	[--progress-after N] [--broken nowb|one|die-locked] [--seed S]
+ *	[--chain-timeout MS] [--op-timeout MS] [--lease MS]
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <getopt.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "rs.h"
+
+static void usage(const char *prog)
+{
+	fprintf(stderr,
+		"usage: %s --if IF --info F1,F2,.. --id CID [--mode abd|lock]\n"
+		"  [--keys K] [--zipf THETA] [--writes PCT] [--ops N | --duration MS]\n"
+		"  [--hist FILE] [--lat FILE] [--start FILE] [--progress FILE]\n"
+		"  [--progress-after N] [--broken nowb|one|die-locked] [--seed S]\n"
+		"  [--chain-timeout MS] [--op-timeout MS] [--lease MS]\n", prog);
+	exit(2);
+}
+
+/* Wait (bounded) until path exists: all clients start together. */
+static int wait_for(const char *path, int ms)
+{
+	struct timespec ts = { 0, 5 * 1000 * 1000 };
+	int waited = 0;
+
+	while (access(path, F_OK)) {
+		if (waited >= ms)
+			return -ETIMEDOUT;
+		nanosleep(&ts, NULL);
+		waited += 5;
+	}
+	return 0;
+}
+
+static __u64 rng_next(__u64 *s)
+{
+	*s ^= *s >> 12;
+	*s ^= *s << 25;
+	*s ^= *s >> 27;
+	return *s * 2685821657736338717ULL;
+}
+
+static double rng_unit(__u64 *s)
+{
+	return (double)(rng_next(s) >> 11) / 9007199254740992.0;
+}
+
+int main(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "if", required_argument, NULL, 'i' },
+		{ "info", required_argument, NULL, 'I' },
+		{ "id", required_argument, NULL, 'c' },
+		{ "mode", required_argument, NULL, 'm' },
+		{ "keys", required_argument, NULL, 'k' },
+		{ "zipf", required_argument, NULL, 'z' },
+		{ "writes", required_argument, NULL, 'w' },
+		{ "ops", required_argument, NULL, 'n' },
+		{ "duration", required_argument, NULL, 'd' },
+		{ "hist", required_argument, NULL, 'H' },
+		{ "lat", required_argument, NULL, 'L' },
+		{ "start", required_argument, NULL, 's' },
+		{ "progress", required_argument, NULL, 'p' },
+		{ "progress-after", required_argument, NULL, 'P' },
+		{ "broken", required_argument, NULL, 'b' },
+		{ "seed", required_argument, NULL, 'S' },
+		{ "chain-timeout", required_argument, NULL, 'T' },
+		{ "op-timeout", required_argument, NULL, 'O' },
+		{ "lease", required_argument, NULL, 'l' },
+		{ NULL, 0, NULL, 0 },
+	};
+	const char *hist_path = NULL, *lat_path = NULL, *start = NULL;
+	const char *progress = NULL, *infos = NULL;
+	unsigned long long nops = 0, duration_ms = 0, progress_after = 50;
+	unsigned int keys = 16, writes = 50, seq = 0;
+	unsigned char val[RS_MAX_BSIZE], got[RS_MAX_BSIZE];
+	unsigned long long done = 0, failed = 0;
+	struct rs_config cfg;
+	struct rs_client *c;
+	const struct rs_stats *st;
+	struct rs_zipf zipf;
+	double theta = 0;
+	FILE *hist = NULL, *lat = NULL;
+	__s64 t0, t_end, elapsed;
+	char *list, *tok, *save;
+	__u64 rng;
+	int o, err;
+
+	memset(&cfg, 0, sizeof(cfg));
+	cfg.seed = (unsigned int)getpid();
+	while ((o = getopt_long(argc, argv, "", opts, NULL)) != -1) {
+		switch (o) {
+		case 'i': cfg.ifname = optarg; break;
+		case 'I': infos = optarg; break;
+		case 'c': cfg.client_id = (__u16)strtoul(optarg, NULL, 0); break;
+		case 'm':
+			if (!strcmp(optarg, "lock"))
+				cfg.mode = RS_MODE_LOCK;
+			else if (strcmp(optarg, "abd"))
+				usage(argv[0]);
+			break;
+		case 'k': keys = (unsigned int)strtoul(optarg, NULL, 0); break;
+		case 'z': theta = strtod(optarg, NULL); break;
+		case 'w': writes = (unsigned int)strtoul(optarg, NULL, 0); break;
+		case 'n': nops = strtoull(optarg, NULL, 0); break;
+		case 'd': duration_ms = strtoull(optarg, NULL, 0); break;
+		case 'H': hist_path = optarg; break;
+		case 'L': lat_path = optarg; break;
+		case 's': start = optarg; break;
+		case 'p': progress = optarg; break;
+		case 'P': progress_after = strtoull(optarg, NULL, 0); break;
+		case 'b':
+			if (!strcmp(optarg, "nowb"))
+				cfg.broken |= RS_BROKEN_NO_WRITEBACK;
+			else if (!strcmp(optarg, "one"))
+				cfg.broken |= RS_BROKEN_ONE_REPLY;
+			else if (!strcmp(optarg, "die-locked"))
+				cfg.broken |= RS_BROKEN_DIE_LOCKED;
+			else
+				usage(argv[0]);
+			break;
+		case 'S': cfg.seed = (unsigned int)strtoul(optarg, NULL, 0); break;
+		case 'T': cfg.chain_timeout_ms = (unsigned int)strtoul(optarg, NULL, 0); break;
+		case 'O': cfg.op_timeout_ms = (unsigned int)strtoul(optarg, NULL, 0); break;
+		case 'l': cfg.lease_ms = (unsigned int)strtoul(optarg, NULL, 0); break;
+		default: usage(argv[0]);
+		}
+	}
+	if (!cfg.ifname || !infos || !cfg.client_id || !keys || writes > 100 ||
+	    (!nops && !duration_ms))
+		usage(argv[0]);
+	list = strdup(infos);
+	if (!list)
+		return 1;
+	for (tok = strtok_r(list, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+		if (cfg.n >= RS_MAX_REPLICAS) {
+			fprintf(stderr, "rs_client: at most %d replicas\n", RS_MAX_REPLICAS);
+			return 2;
+		}
+		err = rs_info_load(tok, &cfg.rep[cfg.n]);
+		if (err) {
+			fprintf(stderr, "rs_client: %s: %s\n", tok, strerror(-err));
+			return 1;
+		}
+		cfg.n++;
+	}
+	free(list);
+	if (keys > cfg.rep[0].blocks) {
+		fprintf(stderr, "rs_client: --keys %u > %u blocks\n", keys,
+			cfg.rep[0].blocks);
+		return 2;
+	}
+	err = rs_client_open(&c, &cfg);
+	if (err) {
+		fprintf(stderr, "rs_client: open: %s\n", strerror(-err));
+		return 1;
+	}
+	if (rs_zipf_init(&zipf, keys, theta))
+		return 1;
+	if (hist_path && !(hist = fopen(hist_path, "w")))
+		return perror(hist_path), 1;
+	if (lat_path && !(lat = fopen(lat_path, "w")))
+		return perror(lat_path), 1;
+	if (start && wait_for(start, 60000)) {
+		fprintf(stderr, "rs_client: no start file %s\n", start);
+		return 1;
+	}
+	rng = ((__u64)cfg.seed << 20) ^ ((__u64)cfg.client_id << 44) ^ 0x2545f4914f6cdd1dULL;
+	t0 = rs_now_ns();
+	t_end = t0 + (__s64)duration_ms * 1000000;
+	while (nops ? done + failed < nops : rs_now_ns() < t_end) {
+		__u32 key = rs_zipf_pick(&zipf, rng_unit(&rng));
+		int is_put = (rng_next(&rng) % 100) < writes;
+		__s64 call, ret;
+		__u64 id = 0;
+
+		if (is_put) {
+			/* Unique value id: client id and sequence number. */
+			id = ((__u64)cfg.client_id << 40) | ++seq;
+			rs_value_fill(val, rs_client_bsize(c), id);
+		}
+		call = rs_now_ns();
+		err = is_put ? rs_put(c, key, val) : rs_get(c, key, got);
+		ret = rs_now_ns();
+		if (!err && !is_put)
+			id = rs_value_id(got, rs_client_bsize(c));
+		if (err)
+			failed++;
+		else
+			done++;
+		if (hist && (is_put || !err)) {
+			if (err)
+				fprintf(hist, "W %u %" PRIu64 " %" PRId64 " inf %u\n",
+					key, (uint64_t)id, (int64_t)call, cfg.client_id);
+			else
+				fprintf(hist, "%c %u %" PRIu64 " %" PRId64 " %" PRId64 " %u\n",
+					is_put ? 'W' : 'R', key, (uint64_t)id,
+					(int64_t)call, (int64_t)ret, cfg.client_id);
+		}
+		if (lat && !err)
+			fprintf(lat, "%c %.1f\n", is_put ? 'p' : 'g',
+				(double)(ret - call) / 1000.0);
+		if (progress && done == progress_after) {
+			FILE *f = fopen(progress, "w");
+
+			if (f) {
+				fprintf(f, "%llu\n", done);
+				fclose(f);
+			}
+		}
+	}
+	elapsed = rs_now_ns() - t0;
+	st = rs_client_stats(c);
+	printf("client=%u ops=%llu failed=%llu gets=%llu puts=%llu writebacks=%llu "
+	       "cas_lost=%llu lock_retries=%llu lock_breaks=%llu recycled=%llu "
+	       "chain_errors=%llu elapsed_ms=%lld\n", cfg.client_id, done, failed,
+	       (unsigned long long)st->gets, (unsigned long long)st->puts,
+	       (unsigned long long)st->writebacks, (unsigned long long)st->cas_lost,
+	       (unsigned long long)st->lock_retries, (unsigned long long)st->lock_breaks,
+	       (unsigned long long)st->recycled, (unsigned long long)st->chain_errors,
+	       (long long)(elapsed / 1000000));
+	if (lat) {
+		/* Elapsed goes last: rs_check lat takes the largest one. */
+		fprintf(lat, "elapsed_us %lld\n", (long long)(elapsed / 1000));
+		fclose(lat);
+	}
+	if (hist)
+		fclose(hist);
+	rs_zipf_free(&zipf);
+	rs_client_close(c);
+	return 0;
+}

@@ -1,0 +1,111 @@
+// SPDX-License-Identifier: MIT
+/* Unit tests of PRISM-RS helpers: values, info lines, tags, Zipf. */
+#define _GNU_SOURCE
+#include <stdlib.h>
+#include <string.h>
+
+#include "rs.h"
+#include "tap.h"
+
+/* Compare two n-byte little-endian unsigned numbers, as CAS_GT does. */
+static int le_cmp(const unsigned char *a, const unsigned char *b, int n)
+{
+	int i;
+
+	for (i = n - 1; i >= 0; i--)
+		if (a[i] != b[i])
+			return a[i] < b[i] ? -1 : 1;
+	return 0;
+}
+
+static void values(void)
+{
+	unsigned char v[RS_MAX_BSIZE];
+	__u64 id = (7ULL << 40) | 12345;
+
+	rs_value_fill(v, 512, id);
+	TAP_OK(rs_value_id(v, 512) == id, "value id round trip");
+	v[300] ^= 1;
+	TAP_OK(rs_value_id(v, 512) == RS_VALUE_CORRUPT, "a torn value is detected");
+	rs_value_fill(v, 512, 0);
+	TAP_OK(rs_value_id(v, 512) == 0, "all zeroes is the initial value");
+	rs_value_fill(v, 16, 42);
+	TAP_OK(rs_value_id(v, 16) == 42, "small blocks work too");
+}
+
+static void info(void)
+{
+	struct rs_info a, b;
+	char line[512];
+
+	memset(&a, 0, sizeof(a));
+	memcpy(a.mac, "\x02\x00\x00\xab\xcd\xef", 6);
+	a.ep = 77;
+	a.rkey = 0xdeadbeefcafef00dULL;
+	a.meta = 0x7f0000001000ULL;
+	a.locks = 0x7f0000101000ULL;
+	a.blocks = 1024;
+	a.bsize = 512;
+	a.fl = 3;
+	TAP_OK(rs_info_format(&a, line, sizeof(line)) > 0 && !rs_info_parse(line, &b) &&
+	       !memcmp(&a, &b, sizeof(a)), "info line round trip: %.60s...", line);
+	TAP_OK(rs_info_parse("mac=02:00:00:00:00:01 ep=1", &b) == -EINVAL,
+	       "incomplete info line refused");
+	TAP_OK(rs_info_parse("mac=02:00:00:00:00:01 ep=1 rkey=1 meta=1 locks=1 "
+			     "blocks=4 bsize=12 fl=1", &b) == -EINVAL,
+	       "block size not a multiple of 8 refused");
+}
+
+static void tags(void)
+{
+	unsigned char x[16], y[16];
+
+	/* { addr, tag }: a larger tag wins whatever the addresses. */
+	prism_put_le64(x, 0xffffffffffffULL);
+	prism_put_le64(x + 8, RS_TAG(5, 2));
+	prism_put_le64(y, 0x1000);
+	prism_put_le64(y + 8, RS_TAG(5, 3));
+	TAP_OK(le_cmp(y, x, 16) > 0, "tag is the most significant half of {addr, tag}");
+	TAP_OK(RS_TAG(6, 1) > RS_TAG(5, 65535), "timestamp dominates client id");
+	TAP_OK(RS_TAG_TS(RS_TAG(123456, 9)) == 123456, "timestamp extraction");
+}
+
+static void zipf(void)
+{
+	struct rs_zipf z, u;
+	unsigned int hits[100] = { 0 }, i, ok = 1;
+	__u64 s = 88172645463325252ULL;
+
+	TAP_OK(!rs_zipf_init(&z, 100, 0.99) && !rs_zipf_init(&u, 100, 0), "zipf init");
+	for (i = 0; i < 100000; i++) {
+		__u32 k;
+
+		s ^= s << 13;
+		s ^= s >> 7;
+		s ^= s << 17;
+		k = rs_zipf_pick(&z, (double)(s >> 11) / 9007199254740992.0);
+		if (k >= 100)
+			ok = 0;
+		else
+			hits[k]++;
+	}
+	TAP_OK(ok, "zipf picks stay in range");
+	/* theta .99 over 100 keys: p(0) ~ 0.19, p(1) ~ 0.1. */
+	TAP_OK(hits[0] > 15000 && hits[0] < 23000 && hits[0] > hits[1] &&
+	       hits[1] > hits[50], "zipf is skewed (key0 %u, key1 %u, key50 %u)",
+	       hits[0], hits[1], hits[50]);
+	TAP_OK(rs_zipf_pick(&u, 0.0) == 0 && rs_zipf_pick(&u, 0.999999) == 99 &&
+	       rs_zipf_pick(&u, 0.5) == 50, "theta 0 is uniform");
+	rs_zipf_free(&z);
+	rs_zipf_free(&u);
+}
+
+int main(void)
+{
+	printf("TAP version 13\n");
+	values();
+	info();
+	tags();
+	zipf();
+	return tap_done();
+}

@@ -1,0 +1,279 @@
+#!/bin/bash
+# SPDX-License-Identifier: MIT
+#
+# PRISM-RS tests, run INSIDE the guest as root.  Prints one TAP stream.
+#
+# Hosts are netns rs1..rs8 on bridge br-rs: replicas in rs1..rs5, clients
+# in rs6..rs8.  Every run records the history of every client and checks
+# it with rs_check (linearizability), with faults injected mid-run:
+#  - no faults, 3 replicas: ABD and ABD-LOCK
+#  - one of three replicas SIGKILLed mid-run (ABD, ABD-LOCK)
+#  - one of three replicas' link cut mid-run (ip link set down)
+#  - 10% message loss on every link (ABD, ABD-LOCK)
+#  - 5 replicas, two of them killed mid-run
+#  - ABD-LOCK lease recovery: a client dies holding the locks
+#  - a deliberately broken client (waits for 1 reply instead of f+1) under
+#    jittery delays: the checker must report a violation
+#  - replaced buffers were recycled by the replicas
+#
+# Env: PRISM_KO (insmod if prism is not loaded), RS_OPS (ops per client,
+# default 200), RS_KEEP=1 keeps the work directory.
+set -u
+here=$(cd "$(dirname "$0")" && pwd)
+repo=$(cd "$here/../../.." && pwd)
+B=$here/../build
+OPS=${RS_OPS:-200}
+P=rs
+NHOSTS=8
+tmp=$(mktemp -d /tmp/rs-test.XXXXXX)
+loaded_here=0
+t=0
+failed=0
+replica_pids=()
+client_pids=()
+
+# shellcheck source=../../../tools/lib/hosts.sh
+. "$repo/tools/lib/hosts.sh"
+
+ok() { t=$((t + 1)); echo "ok $t - $1"; }
+not_ok() { t=$((t + 1)); failed=$((failed + 1)); echo "not ok $t - $1"; }
+check() { if eval "$2"; then ok "$1"; else not_ok "$1"; fi; }
+diag() { sed 's/^/# /' "$@" 2>/dev/null; }
+
+cleanup() {
+	local p
+	for p in "${client_pids[@]}" "${replica_pids[@]}"; do
+		kill -9 "$p" 2>/dev/null
+	done
+	wait 2>/dev/null
+	hosts_down $P $NHOSTS
+	[ "$loaded_here" = 1 ] && rmmod prism 2>/dev/null
+	[ "${RS_KEEP:-0}" = 1 ] || rm -rf "$tmp"
+}
+trap cleanup EXIT
+
+if [ ! -d /sys/module/prism ]; then
+	insmod "${PRISM_KO:?PRISM_KO must name prism.ko}" || {
+		echo "Bail out! insmod failed"
+		exit 1
+	}
+	loaded_here=1
+fi
+modprobe -q sch_netem 2>/dev/null
+for b in rs_replica rs_client rs_check; do
+	[ -x "$B/$b" ] || { echo "Bail out! $B/$b missing: make -C apps/rs"; exit 1; }
+done
+hosts_down $P $NHOSTS
+hosts_up $P $NHOSTS || { echo "Bail out! hosts_up failed"; exit 1; }
+
+# start_replicas RUN K: replicas in rs1..rsK, info files $tmp/RUN.infoI.
+start_replicas() {
+	local run=$1 k=$2 i
+	replica_pids=()
+	for i in $(seq "$k"); do
+		# Not through host_exec (a function: $! would be a subshell
+		# and signals would miss the replica); ip execs the command.
+		ip netns exec "$P$i" "$B/rs_replica" eth0 0 "$tmp/$run.info$i" \
+			--blocks 64 --bufs 8192 2>"$tmp/$run.rlog$i" &
+		replica_pids+=($!)
+	done
+	for i in $(seq "$k"); do
+		wait_file "$tmp/$run.info$i" 30000 || return 1
+	done
+}
+
+stop_replicas() {
+	local p
+	for p in "${replica_pids[@]}"; do
+		kill -TERM "$p" 2>/dev/null
+	done
+	for p in "${replica_pids[@]}"; do
+		wait "$p" 2>/dev/null
+	done
+	replica_pids=()
+}
+
+# start_clients RUN K NCLIENTS ARGS...: clients 1..N (host rs6..rs8, in
+# turn) against replicas 1..K; they wait for $tmp/RUN.go, which is created
+# once all are up.  Histories in $tmp/RUN.hist*, summaries in RUN.out*.
+start_clients() {
+	local run=$1 k=$2 n=$3 i infos=""
+	shift 3
+	for i in $(seq "$k"); do
+		infos=${infos:+$infos,}$tmp/$run.info$i
+	done
+	client_pids=()
+	for i in $(seq "$n"); do
+		ip netns exec "$P$((6 + (i - 1) % 3))" "$B/rs_client" --if eth0 \
+			--info "$infos" --id "$i" --seed "$RANDOM" \
+			--hist "$tmp/$run.hist$i" --start "$tmp/$run.go" \
+			--progress "$tmp/$run.prog$i" --progress-after 20 "$@" \
+			>"$tmp/$run.out$i" 2>&1 &
+		client_pids+=($!)
+	done
+	touch "$tmp/$run.go"
+}
+
+# wait_clients: 0 if every client exited 0.
+wait_clients() {
+	local p rc=0
+	for p in "${client_pids[@]}"; do
+		wait "$p" || rc=1
+	done
+	client_pids=()
+	return $rc
+}
+
+# Sum of key=value over the client summaries of RUN.
+sum_kv() {
+	cat "$tmp/$1".out* 2>/dev/null |
+		sed -n "s/.*\\b$2=\\([0-9]*\\).*/\\1/p" | awk '{ s += $1 } END { print s + 0 }'
+}
+
+# lin RUN: checker verdict on the merged histories (output in RUN.check).
+lin() {
+	"$B/rs_check" hist "$tmp/$1".hist* >"$tmp/$1.check" 2>&1
+}
+
+# Reads that returned a value some client wrote (not the initial one).
+nonzero_reads() {
+	cat "$tmp/$1".hist* | awk '$1 == "R" && $3 != 0 { n++ } END { print n + 0 }'
+}
+
+netem_all() {	# add ARGS... | del
+	local i
+	for i in $(seq $NHOSTS); do
+		if [ "$1" = del ]; then
+			host_exec $P "$i" tc qdisc del dev eth0 root 2>/dev/null
+		else
+			host_exec $P "$i" tc qdisc add dev eth0 root netem "${@:2}"
+		fi
+	done
+}
+
+# A whole scenario: RUN K NCLIENTS FAULT MODE [client args].
+#  FAULT: none | kill:I[,J] | linkdown:I  (applied once every client has
+#  done 20 operations: the fault hits mid-run, which is asserted: chains
+#  to the dead replica failed)
+scenario() {
+	local run=$1 k=$2 n=$3 fault=$4 mode=$5 i r what killed_ok=1
+	shift 5
+	what="$run ($k replicas, $n clients x $OPS ops, $mode, fault: $fault)"
+	if ! start_replicas "$run" "$k"; then
+		not_ok "$what: replicas started"
+		diag "$tmp/$run".rlog*
+		return
+	fi
+	start_clients "$run" "$k" "$n" --mode "$mode" --ops "$OPS" --keys 4 \
+		--writes 50 "$@"
+	case $fault in
+	kill:* | linkdown:*)
+		for i in $(seq "$n"); do
+			wait_file "$tmp/$run.prog$i" 60000 ||
+				echo "# $run: client $i made no progress"
+		done
+		for r in $(echo "${fault#*:}" | tr , ' '); do
+			if [ "${fault%%:*}" = kill ]; then
+				kill -KILL "${replica_pids[$((r - 1))]}"
+				wait "${replica_pids[$((r - 1))]}" 2>/dev/null
+				# The replica process is really gone.
+				if kill -0 "${replica_pids[$((r - 1))]}" 2>/dev/null; then
+					echo "# $run: replica $r survived SIGKILL"
+					killed_ok=0
+				fi
+			else
+				ip -n "$P$r" link set eth0 down
+			fi
+		done
+		;;
+	esac
+	wait_clients
+	local rc=$?
+	if [ "$fault" != none ]; then
+		# Chains to the dead replica failed: the fault hit mid-run.
+		check "$what: the fault hit while clients ran ($(sum_kv "$run" chain_errors) chains failed)" \
+			"[ \$(sum_kv $run chain_errors) -gt 0 ]"
+	fi
+	check "$what: every client finished, no failed operation" \
+		"[ $rc = 0 ] && [ $killed_ok = 1 ] && [ \$(sum_kv $run failed) = 0 ] && [ \$(sum_kv $run ops) = $((n * OPS)) ]"
+	[ "$rc" = 0 ] || diag "$tmp/$run".out*
+	lin "$run"
+	local v=$?
+	check "$what: history is linearizable ($(tr '\n' ' ' <"$tmp/$run.check"))" "[ $v = 0 ]"
+	check "$what: reads saw written values ($(nonzero_reads "$run") reads)" \
+		"[ \$(nonzero_reads $run) -gt 0 ]"
+	stop_replicas
+	for r in $(seq "$k"); do
+		ip -n "$P$r" link set eth0 up
+	done
+}
+
+echo "TAP version 13"
+
+scenario base3 3 3 none abd
+scenario lock3 3 3 none lock
+grep -h . "$tmp"/base3.out* | sed 's/^/# /'
+
+# Recycling: the ABD run replaced buffers; the replicas got them back.
+recycled=$(sed -n 's/.*recycled=\([0-9]*\).*/\1/p' "$tmp"/base3.rlog* |
+	awk '{ s += $1 } END { print s + 0 }')
+check "replaced buffers were recycled to the replicas' free lists ($recycled)" \
+	"[ $recycled -gt 0 ]"
+[ "$recycled" -gt 0 ] || diag "$tmp"/base3.rlog*
+
+scenario kill3 3 3 kill:3 abd
+scenario killock3 3 3 kill:2 lock
+scenario cut3 3 3 linkdown:1 abd
+netem_all add loss 10%
+scenario loss3 3 3 none abd
+scenario losslock3 3 3 none lock
+netem_all del
+scenario kill5 5 3 kill:2,5 abd
+
+# Lease recovery: a lock-mode client dies holding a majority of the locks
+# of block 0; the others must break its lease (1 s) and carry on.
+if start_replicas lease 3; then
+	host_exec $P 6 "$B/rs_client" --if eth0 --id 99 --mode lock --keys 1 \
+		--ops 1 --writes 100 --lease 1000 --broken die-locked \
+		--info "$tmp/lease.info1,$tmp/lease.info2,$tmp/lease.info3" \
+		>"$tmp/lease.dead" 2>&1
+	dead_rc=$?
+	start_clients lease 3 2 --mode lock --ops 50 --keys 1 --writes 50
+	wait_clients
+	rc=$?
+	lin lease
+	v=$?
+	check "lease recovery: a client died holding the locks (exit $dead_rc); the others broke the lease ($(sum_kv lease lock_breaks)) and finished" \
+		"[ $dead_rc = 3 ] && [ $rc = 0 ] && [ \$(sum_kv lease failed) = 0 ] && [ \$(sum_kv lease lock_breaks) -gt 0 ]"
+	check "lease recovery: history is linearizable" "[ $v = 0 ]"
+	stop_replicas
+else
+	not_ok "lease recovery: replicas started"
+fi
+
+# Teeth: a client that takes 1 reply instead of f+1 is not linearizable
+# under jittery delays.  Violations depend on timing: up to 3 runs.
+netem_all add delay 3ms 3ms
+caught=0
+for attempt in 1 2 3; do
+	run=broken$attempt
+	start_replicas "$run" 3 || break
+	start_clients "$run" 3 3 --mode abd --ops "$OPS" --keys 2 --writes 50 \
+		--broken one
+	wait_clients
+	lin "$run"
+	v=$?
+	stop_replicas
+	echo "# $run: $(tr '\n' ' ' <"$tmp/$run.check") (exit $v)"
+	if [ "$v" = 1 ]; then
+		caught=1
+		break
+	fi
+done
+check "checker catches the broken 1-reply client (attempt $attempt)" "[ $caught = 1 ]"
+# The same delays with the real client stay linearizable.
+scenario jitter3 3 3 none abd --keys 2
+netem_all del
+
+echo "1..$t"
+[ "$failed" = 0 ]

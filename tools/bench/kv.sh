@@ -1,0 +1,221 @@
+#!/bin/bash
+# SPDX-License-Identifier: MIT
+#
+# PRISM-KV benchmark, run INSIDE the guest as root:
+#
+#   make -C apps/kv        (on the host)
+#   tools/vm/run.sh --timeout 900 -- env PRISM_KO=$PWD/kmod/prism.ko tools/bench/kv.sh
+#
+# YCSB-style workloads A (50% GET / 50% PUT), B (95/5), C (100% GET), keys
+# uniform or Zipf 0.99 (scrambled), 512-byte values, N closed-loop clients,
+# each in its own network namespace, the server in another (tools/lib/hosts.sh).
+# Systems: PRISM-KV (one-sided), the Pilaf-style baseline (one-sided GET,
+# PUT by RPC to the server CPU) and memcached over TCP between the same
+# namespaces.  For each point: throughput, mean and p99 latency, and the CPU
+# time (utime + stime) the server process used.
+#
+# Output: $PRISM_OUT/bench-kv.json, $PRISM_OUT/bench-kv.png (gnuplot).
+# Environment: PRISM_KO, PRISM_OUT, KV_BENCH_SECONDS (per point, default 3),
+# KV_BENCH_CLIENTS (default 2), KV_BENCH_RECORDS (default 1000),
+# KV_BENCH_VALUE (default 512), KV_BENCH_SYSTEMS (default "prism pilaf memcached").
+set -u
+
+here=$(cd "$(dirname "$0")" && pwd)
+repo=$(cd "$here/../.." && pwd)
+B=$repo/apps/kv/build
+KO=${PRISM_KO:-$repo/kmod/prism.ko}
+SECONDS_PER_POINT=${KV_BENCH_SECONDS:-3}
+NCLIENTS=${KV_BENCH_CLIENTS:-2}
+RECORDS=${KV_BENCH_RECORDS:-1000}
+VALUE=${KV_BENCH_VALUE:-512}
+SYSTEMS=${KV_BENCH_SYSTEMS:-prism pilaf memcached}
+out=${PRISM_OUT:-$repo/build/vm-out}
+P=kvb
+NHOSTS=$((NCLIENTS + 1))
+MC_PORT=11311
+. "$repo/tools/lib/hosts.sh"
+
+work=$(mktemp -d /tmp/kv-bench.XXXXXX)
+loaded=0
+server=
+
+fail() { echo "bench-kv: $*" >&2; exit 1; }
+
+# Has process $1 exited (gone or a zombie)?
+exited() {
+	local pid comm st
+	read -r pid comm st _ 2>/dev/null <"/proc/$1/stat" || return 0
+	[ "$st" = Z ]
+}
+
+stop_server() {
+	local i
+	[ -n "$server" ] || return 0
+	kill -TERM "$server" 2>/dev/null
+	i=$((SECONDS + 10))
+	until exited "$server" || [ $SECONDS -ge $i ]; do
+		sleep 0.05
+	done
+	exited "$server" || kill -KILL "$server" 2>/dev/null
+	wait "$server" 2>/dev/null
+	server=
+}
+
+cleanup() {
+	stop_server
+	hosts_down $P $NHOSTS
+	[ "$loaded" = 1 ] && rmmod prism 2>/dev/null
+	rm -rf "$work"
+}
+trap cleanup EXIT
+
+cpu_ticks() {
+	awk '{ print $14 + $15 }' "/proc/$1/stat"
+}
+
+[ -x "$B/kv" ] && [ -x "$B/kv-server" ] || fail "run 'make -C apps/kv' on the host first"
+command -v memcached >/dev/null || SYSTEMS=${SYSTEMS/memcached/}
+if [ ! -d /sys/module/prism ]; then
+	insmod "$KO" || fail "insmod $KO failed"
+	loaded=1
+fi
+mkdir -p "$out"
+hosts_down $P $NHOSTS
+hosts_up $P $NHOSTS || fail "cannot create network namespaces"
+for i in $(seq $NHOSTS); do
+	ip -n $P$i addr add 10.89.0.$i/24 dev eth0
+done
+hz=$(getconf CLK_TCK)
+
+# kvh HOST SYSTEM ARGS...: the kv driver in HOST talking to SYSTEM
+kvh() {
+	local h=$1 sys=$2
+	shift 2
+	if [ "$sys" = memcached ]; then
+		host_exec $P "$h" "$B/kv" --memcached 10.89.0.1:$MC_PORT "$@"
+	else
+		host_exec $P "$h" "$B/kv" --if eth0 --info "$work/$sys.info" "$@"
+	fi
+}
+
+start() {
+	local sys=$1 i
+	case $sys in
+	prism|pilaf)
+		# ip netns exec execs: $! is the server, for /proc/PID/stat
+		ip netns exec ${P}1 "$B/kv-server" --if eth0 --ep 200 --mode "$sys" \
+			--info "$work/$sys.info" --slots 65536 --bufs 4096 \
+			>"$work/$sys.log" 2>&1 &
+		server=$!
+		end=$((SECONDS + 30))
+		until [ -s "$work/$sys.info" ]; do
+			exited "$server" || [ $SECONDS -ge $end ] &&
+				{ cat "$work/$sys.log"; fail "$sys server did not start"; }
+			sleep 0.05
+		done
+		;;
+	memcached)
+		# one worker thread, like the single-threaded kv-server
+		ip netns exec ${P}1 memcached -u root -l 10.89.0.1 -p $MC_PORT -U 0 \
+			-t 1 -m 256 >"$work/mc.log" 2>&1 &
+		server=$!
+		end=$((SECONDS + 30))
+		until kvh 2 memcached bench --load --records 1 >/dev/null 2>&1; do
+			exited "$server" || [ $SECONDS -ge $end ] &&
+				{ cat "$work/mc.log"; fail "memcached did not start"; }
+			sleep 0.05
+		done
+		;;
+	esac
+}
+
+results=$work/results.jsonl
+: >"$results"
+for sys in $SYSTEMS; do
+	start "$sys"
+	kvh 2 "$sys" bench --load --records "$RECORDS" --value "$VALUE" >/dev/null ||
+		fail "$sys: load failed"
+	for wl in A B C; do
+		for dist in uniform zipf; do
+			t0=$(cpu_ticks "$server")
+			pids=()
+			for c in $(seq 2 $NHOSTS); do
+				kvh "$c" "$sys" bench --workload $wl --dist $dist \
+					--records "$RECORDS" --value "$VALUE" \
+					--seconds "$SECONDS_PER_POINT" --seed $((c * 1000 + RANDOM)) \
+					--out "$work/r-$c" 2>"$work/err-$c" &
+				pids+=($!)
+			done
+			for p in "${pids[@]}"; do wait "$p"; done
+			t1=$(cpu_ticks "$server")
+			res=$("$B/kv" merge "$work"/r-*) || fail "$sys $wl $dist: no results"
+			cpu=$(awk -v t=$((t1 - t0)) -v hz="$hz" 'BEGIN { printf "%.3f", t / hz }')
+			line="{\"system\": \"$sys\", \"workload\": \"$wl\", \"dist\": \"$dist\", \"server_cpu_s\": $cpu, ${res#\{}"
+			echo "$line" >>"$results"
+			echo "bench-kv: $line"
+			rm -f "$work"/r-*
+		done
+	done
+	stop_server
+done
+
+python3 - "$results" "$out/bench-kv.json" "$work/plot.dat" \
+	"$NCLIENTS" "$RECORDS" "$VALUE" "$SECONDS_PER_POINT" <<'PY'
+import json, sys
+src, dst, dat, nclients, records, value, secs = sys.argv[1:8]
+rows = [json.loads(l) for l in open(src) if l.strip()]
+by = {(r["system"], r["workload"], r["dist"]): r for r in rows}
+points = [(w, d) for w in "ABC" for d in ("uniform", "zipf")]
+ratios = []
+for w, d in points:
+    p = by.get(("prism", w, d))
+    if not p:
+        continue
+    e = {"workload": w, "dist": d}
+    for other in ("pilaf", "memcached"):
+        o = by.get((other, w, d))
+        if o and o["throughput"] and p["p99_us"]:
+            e["throughput_prism_over_" + other] = round(p["throughput"] / o["throughput"], 3)
+            e["mean_latency_prism_over_" + other] = round(p["mean_us"] / o["mean_us"], 3)
+            e["p99_latency_prism_over_" + other] = round(p["p99_us"] / o["p99_us"], 3)
+    ratios.append(e)
+doc = {
+    "benchmark": "PRISM-KV YCSB-style (tools/bench/kv.sh)",
+    "config": {"clients": int(nclients), "records": int(records),
+               "value_bytes": int(value), "seconds_per_point": float(secs),
+               "zipf_theta": 0.99, "read_share": {"A": 0.5, "B": 0.95, "C": 1.0}},
+    "results": rows,
+    "ratios": ratios,
+}
+json.dump(doc, open(dst, "w"), indent=1)
+systems = [s for s in ("prism", "pilaf", "memcached") if any(k[0] == s for k in by)]
+with open(dat, "w") as f:
+    f.write("point " + " ".join(f"{s}_kops {s}_p99" for s in systems) + "\n")
+    for w, d in points:
+        cols = []
+        for s in systems:
+            r = by.get((s, w, d))
+            cols += [f"{r['throughput'] / 1000:.3f}", f"{r['p99_us']:.0f}"] if r else ["NaN", "NaN"]
+        f.write(f"{w}-{d} " + " ".join(cols) + "\n")
+for e in ratios:
+    print("bench-kv: ratio", json.dumps(e))
+PY
+[ $? = 0 ] || fail "could not assemble $out/bench-kv.json"
+
+nsys=$(head -1 "$work/plot.dat" | awk '{ print (NF - 1) / 2 }')
+gnuplot <<EOF || echo "bench-kv: gnuplot failed (results are in the JSON)" >&2
+set terminal pngcairo size 1100,800 font ",10"
+set output "$out/bench-kv.png"
+set multiplot layout 2,1 title "PRISM-KV vs Pilaf vs memcached: $NCLIENTS clients, ${VALUE}-byte values, TCG guest"
+set style data histograms
+set style histogram clustered gap 1
+set style fill solid 0.8 border -1
+set key top left
+set grid ytics
+set ylabel "throughput (kops/s)"
+plot for [i=1:$nsys] "$work/plot.dat" using 2*i:xtic(1) title columnhead(2*i)
+set ylabel "p99 latency (us)"
+plot for [i=1:$nsys] "$work/plot.dat" using 2*i+1:xtic(1) title columnhead(2*i+1)
+unset multiplot
+EOF
+echo "bench-kv: results in $out/bench-kv.json and $out/bench-kv.png"
