@@ -204,7 +204,7 @@ PY
 
 nsys=$(head -1 "$work/plot.dat" | awk '{ print (NF - 1) / 2 }')
 gnuplot <<EOF || echo "bench-kv: gnuplot failed (results are in the JSON)" >&2
-set terminal pngcairo size 1100,800 font ",10"
+set terminal pngcairo size 1100,800 font ",10" noenhanced
 set output "$out/bench-kv.png"
 set multiplot layout 2,1 title "PRISM-KV vs Pilaf vs memcached: $NCLIENTS clients, ${VALUE}-byte values, TCG guest"
 set style data histograms
