@@ -93,7 +93,11 @@ struct rs_stats {
 struct rs_client;
 
 int rs_client_open(struct rs_client **cp, const struct rs_config *cfg);
-/* Flushes pending buffer recycling (bounded wait), then closes. */
+/*
+ * Wait (at most a chain timeout + 0.5 s) for chains still in flight and
+ * send pending buffer recycling; rs_client_close() does it too.
+ */
+void rs_client_drain(struct rs_client *c);
 void rs_client_close(struct rs_client *c);
 /*
  * GET: val receives bsize bytes.  PUT: writes bsize bytes.  0 on success;

@@ -810,7 +810,7 @@ int rs_client_open(struct rs_client **cp, const struct rs_config *cfg)
 	return 0;
 }
 
-void rs_client_close(struct rs_client *c)
+void rs_client_drain(struct rs_client *c)
 {
 	struct prism_ring_cqe evs[32];
 	long long deadline;
@@ -818,19 +818,6 @@ void rs_client_close(struct rs_client *c)
 	unsigned int r;
 	int k, i;
 
-	if (!c)
-		return;
-	if (c->debug) {
-		struct prism_stats ps;
-
-		if (!prism_get_stats(c->fd, &ps))
-			fprintf(stderr, "rs[%u] socket: sent=%llu completed=%llu timed_out=%llu retransmits=%llu multishot=%d\n",
-				c->cfg.client_id, (unsigned long long)ps.chains_sent,
-				(unsigned long long)ps.chains_completed,
-				(unsigned long long)ps.chains_timed_out,
-				(unsigned long long)ps.retransmits,
-				prism_ring_multishot(&c->ring));
-	}
 	/* Let late chains finish, so their buffers are recycled too. */
 	deadline = now_ms() + c->cfg.chain_timeout_ms + 500;
 	flush_unlocks(c);
@@ -854,6 +841,24 @@ void rs_client_close(struct rs_client *c)
 		for (i = 0; i < k; i++)
 			handle_event(c, &evs[i]);
 		flush_unlocks(c);
+	}
+}
+
+void rs_client_close(struct rs_client *c)
+{
+	if (!c)
+		return;
+	rs_client_drain(c);
+	if (c->debug) {
+		struct prism_stats ps;
+
+		if (!prism_get_stats(c->fd, &ps))
+			fprintf(stderr, "rs[%u] socket: sent=%llu completed=%llu timed_out=%llu retransmits=%llu multishot=%d\n",
+				c->cfg.client_id, (unsigned long long)ps.chains_sent,
+				(unsigned long long)ps.chains_completed,
+				(unsigned long long)ps.chains_timed_out,
+				(unsigned long long)ps.retransmits,
+				prism_ring_multishot(&c->ring));
 	}
 	prism_ring_exit(&c->ring);
 	close(c->fd);

@@ -10,13 +10,15 @@
  *			left out: they returned nothing);
  *   --lat FILE		"elapsed_us N" then one "g|p latency_us" line per
  *			successful operation.
+ * --progress FILE is written after --progress-after successful ops; with
+ * --resume FILE the client then waits (bounded) until that file exists.
  * Times are CLOCK_MONOTONIC, shared by all netns of one kernel, so
  * histories of clients in different namespaces merge.
  *
  *   rs_client --if IF --info F1,F2,F3 --id CID [--mode abd|lock]
  *	[--keys K] [--zipf THETA] [--writes PCT] [--ops N | --duration MS]
  *	[--hist FILE] [--lat FILE] [--start FILE] [--progress FILE]
- *	[--progress-after N] [--broken nowb|one|die-locked] [--seed S]
+ *	[--progress-after N] [--resume FILE] [--broken nowb|one|die-locked] [--seed S]
  *	[--chain-timeout MS] [--op-timeout MS] [--lease MS]
  */
 #define _GNU_SOURCE
@@ -37,7 +39,7 @@ static void usage(const char *prog)
 		"usage: %s --if IF --info F1,F2,.. --id CID [--mode abd|lock]\n"
 		"  [--keys K] [--zipf THETA] [--writes PCT] [--ops N | --duration MS]\n"
 		"  [--hist FILE] [--lat FILE] [--start FILE] [--progress FILE]\n"
-		"  [--progress-after N] [--broken nowb|one|die-locked] [--seed S]\n"
+		"  [--progress-after N] [--resume FILE] [--broken nowb|one|die-locked] [--seed S]\n"
 		"  [--chain-timeout MS] [--op-timeout MS] [--lease MS]\n", prog);
 	exit(2);
 }
@@ -87,6 +89,7 @@ int main(int argc, char **argv)
 		{ "start", required_argument, NULL, 's' },
 		{ "progress", required_argument, NULL, 'p' },
 		{ "progress-after", required_argument, NULL, 'P' },
+		{ "resume", required_argument, NULL, 'R' },
 		{ "broken", required_argument, NULL, 'b' },
 		{ "seed", required_argument, NULL, 'S' },
 		{ "chain-timeout", required_argument, NULL, 'T' },
@@ -95,7 +98,7 @@ int main(int argc, char **argv)
 		{ NULL, 0, NULL, 0 },
 	};
 	const char *hist_path = NULL, *lat_path = NULL, *start = NULL;
-	const char *progress = NULL, *infos = NULL;
+	const char *progress = NULL, *infos = NULL, *resume = NULL;
 	unsigned long long nops = 0, duration_ms = 0, progress_after = 50;
 	unsigned int keys = 16, writes = 50, seq = 0;
 	unsigned char val[RS_MAX_BSIZE], got[RS_MAX_BSIZE];
@@ -134,6 +137,7 @@ int main(int argc, char **argv)
 		case 's': start = optarg; break;
 		case 'p': progress = optarg; break;
 		case 'P': progress_after = strtoull(optarg, NULL, 0); break;
+		case 'R': resume = optarg; break;
 		case 'b':
 			if (!strcmp(optarg, "nowb"))
 				cfg.broken |= RS_BROKEN_NO_WRITEBACK;
@@ -232,9 +236,16 @@ int main(int argc, char **argv)
 				fprintf(f, "%llu\n", done);
 				fclose(f);
 			}
+			/* Barrier: the test injects a fault, then lets us go on. */
+			if (resume && wait_for(resume, 60000)) {
+				fprintf(stderr, "rs_client: no resume file %s\n", resume);
+				return 1;
+			}
 		}
 	}
 	elapsed = rs_now_ns() - t0;
+	/* Late completions (e.g. TIMEOUTs from a cut replica) count too. */
+	rs_client_drain(c);
 	st = rs_client_stats(c);
 	printf("client=%u ops=%llu failed=%llu gets=%llu puts=%llu writebacks=%llu "
 	       "cas_lost=%llu lock_retries=%llu lock_breaks=%llu recycled=%llu "

@@ -111,6 +111,16 @@ start_clients() {
 			>"$tmp/$run.out$i" 2>&1 &
 		client_pids+=($!)
 	done
+	# Fault runs: one more client that never pauses and runs longer, so
+	# that operations are in flight when the fault lands.
+	if [ -n "${RS_FREE_RUNNER:-}" ]; then
+		i=$((n + 1))
+		ip netns exec "$P$((6 + (i - 1) % 3))" "$B/rs_client" --if eth0 \
+			--info "$infos" --id "$i" --seed "$RANDOM" \
+			--hist "$tmp/$run.hist$i" --start "$tmp/$run.go" "$@" \
+			--ops $((5 * OPS)) >"$tmp/$run.out$i" 2>&1 &
+		client_pids+=($!)
+	fi
 	touch "$tmp/$run.go"
 }
 
@@ -164,8 +174,15 @@ scenario() {
 		diag "$tmp/$run".rlog*
 		return
 	fi
-	start_clients "$run" "$k" "$n" --mode "$mode" --ops "$OPS" --keys 4 \
-		--writes 50 "$@"
+	local barrier=() total=$((n * OPS))
+	if [ "$fault" != none ]; then
+		# Clients 1..n pause after 20 ops until the fault is in place
+		# (so the rest of their ops run against it), plus a free runner.
+		barrier=(--resume "$tmp/$run.resume")
+		total=$((n * OPS + 5 * OPS))
+	fi
+	RS_FREE_RUNNER=${barrier[*]:+1} start_clients "$run" "$k" "$n" \
+		--mode "$mode" --ops "$OPS" --keys 4 --writes 50 "${barrier[@]}" "$@"
 	case $fault in
 	kill:* | linkdown:*)
 		for i in $(seq "$n"); do
@@ -185,6 +202,10 @@ scenario() {
 				ip -n "$P$r" link set eth0 down
 			fi
 		done
+		touch "$tmp/$run.resume"
+		if kill -0 "${client_pids[$n]}" 2>/dev/null; then
+			echo "# $run: the free-running client was busy when the fault hit"
+		fi
 		;;
 	esac
 	wait_clients
@@ -195,7 +216,7 @@ scenario() {
 			"[ \$(sum_kv $run chain_errors) -gt 0 ]"
 	fi
 	check "$what: every client finished, no failed operation" \
-		"[ $rc = 0 ] && [ $killed_ok = 1 ] && [ \$(sum_kv $run failed) = 0 ] && [ \$(sum_kv $run ops) = $((n * OPS)) ]"
+		"[ $rc = 0 ] && [ $killed_ok = 1 ] && [ \$(sum_kv $run failed) = 0 ] && [ \$(sum_kv $run ops) = $total ]"
 	[ "$rc" = 0 ] || diag "$tmp/$run".out*
 	lin "$run"
 	local v=$?
