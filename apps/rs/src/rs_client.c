@@ -3,12 +3,18 @@
  * PRISM-RS client: multi-writer ABD over one-sided PRISM chains, and the
  * ABD-LOCK baseline.
  *
- * Every phase ("round") sends one chain to each replica through one
- * io_uring submission and returns as soon as f+1 replicas answered in a
+ * Every phase ("round") sends one chain to each replica and returns as
+ * soon as f+1 replicas answered in a
  * way that counts (RS_BROKEN_ONE_REPLY: 1).  Chains of a round still in
  * flight when it ends become orphans: their completions are still
  * processed (buffer recycling, releasing late lock acquisitions) but no
  * longer affect an operation.
+ *
+ * One PRISM socket per replica: the module's request-id window
+ * (PRISM_WINDOW) is per socket, so with one shared socket the chains to
+ * a dead replica, outstanding until their timeout, would make every
+ * sendmsg() fail with ENOBUFS once PRISM_WINDOW more chains were sent to
+ * the live ones.  Per replica, only that replica's traffic stalls.
  *
  * ABD (lock-free):
  *   GET  read phase:  READ|INDIRECT meta[b] -> { tag, value } at all
@@ -43,16 +49,17 @@
  */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <poll.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
 #include <time.h>
 #include <unistd.h>
 
 #include "rs.h"
 
 #define RS_SLOTS		512	/* chains tracked in flight */
-#define RS_RING_ENTRIES		64
 #define RS_REP_MAX_INFLIGHT	32	/* per replica; beyond it, skip it */
 #define RS_REP_HARD_INFLIGHT	48	/* also for unlocks and recycling */
 #define RS_RECYCLE_MAX		1024
@@ -85,6 +92,7 @@ struct rs_chain {
 };
 
 struct rs_rep {
+	int			fd;		/* socket for this replica only */
 	struct sockaddr_prism	dst;
 	struct rs_info		info;
 	unsigned int		inflight;
@@ -112,8 +120,6 @@ struct rs_round {
 
 struct rs_client {
 	struct rs_config	cfg;
-	int			fd;
-	struct prism_ring	ring;
 	unsigned int		n, quorum;
 	__u32			bsize;
 	struct rs_rep		rep[RS_MAX_REPLICAS];
@@ -131,6 +137,7 @@ struct rs_client {
 	struct rs_stats		st;
 	int			debug;
 	_Alignas(8) unsigned char cbuf[2048];
+	_Alignas(8) unsigned char rbuf[4096];	/* one received message */
 	unsigned char		tagval[8 + RS_MAX_BSIZE];
 };
 
@@ -225,32 +232,22 @@ static struct rs_chain *chain_begin(struct rs_client *c, unsigned int r,
 	return ch;
 }
 
-static void handle_event(struct rs_client *c, const struct prism_ring_cqe *ev);
 
-/* Queue a built chain; on failure it is dropped (and counted). */
+/* Send a built chain; on failure it is dropped (and counted). */
 static int chain_queue(struct rs_client *c, struct rs_chain *ch,
 		       struct prism_chain_buf *cb)
 {
-	struct prism_ring_cqe evs[16];
-	int err, tries, k, i;
+	struct rs_rep *rp = &c->rep[ch->rep];
+	int err = prism_submit(rp->fd, &rp->dst, cb);
 
-	for (tries = 0; tries < 100; tries++) {
-		err = prism_ring_queue(&c->ring, &c->rep[ch->rep].dst, cb);
-		if (err != -EBUSY)
-			break;
-		/* Ring full of unsent SQEs: push them out and reap a little. */
-		prism_ring_submit(&c->ring);
-		k = prism_ring_reap(&c->ring, evs, 16, 1, 10);
-		for (i = 0; i < k; i++)
-			handle_event(c, &evs[i]);
-	}
 	if (err) {
+		/* E.g. ENOBUFS: this replica's window is full of stuck chains. */
 		chain_unsent(c, ch);
 		chain_put(c, ch);
 		c->st.chain_errors++;
 		return err;
 	}
-	c->rep[ch->rep].inflight++;
+	rp->inflight++;
 	return 0;
 }
 
@@ -417,9 +414,16 @@ static void chain_done_ok(struct rs_client *c, struct rs_chain *ch,
 	}
 }
 
+/* A completion (res 0, msg set) or a failed send (res < 0). */
+struct rs_event {
+	int			res;
+	__u64			user_data;
+	const struct prism_msg	*msg;
+};
+
 /* RS_DEBUG=1: one line per completed chain on stderr. */
 static void debug_chain(const struct rs_client *c, const struct rs_chain *ch,
-			const struct prism_ring_cqe *ev, int status)
+			const struct rs_event *ev, int status)
 {
 	unsigned int i;
 
@@ -432,7 +436,7 @@ static void debug_chain(const struct rs_client *c, const struct rs_chain *ch,
 	fprintf(stderr, "\n");
 }
 
-static void handle_event(struct rs_client *c, const struct prism_ring_cqe *ev)
+static void handle_event(struct rs_client *c, const struct rs_event *ev)
 {
 	unsigned int idx = (unsigned int)((ev->user_data >> 8) & 0xffff);
 	struct rs_reply *rep = NULL;
@@ -479,7 +483,6 @@ static void fire(struct rs_client *c, const struct rs_round *rd)
 	for (r = 0; r < c->n; r++)
 		if (rd->kind[r] && !build(c, rd, r, &cb, &ch))
 			chain_queue(c, ch, &cb);
-	prism_ring_submit(&c->ring);
 }
 
 /* Release locks acquired by chains that completed after their round. */
@@ -499,6 +502,46 @@ static void flush_unlocks(struct rs_client *c)
 }
 
 /*
+ * Wait up to timeout_ms for completions on any replica socket and handle
+ * all that are there.  Returns the number handled or -errno.
+ */
+static int reap(struct rs_client *c, int timeout_ms)
+{
+	struct pollfd pfd[RS_MAX_REPLICAS];
+	struct rs_event ev;
+	unsigned int r;
+	int n, handled = 0;
+	ssize_t len;
+
+	for (r = 0; r < c->n; r++) {
+		pfd[r].fd = c->rep[r].fd;
+		pfd[r].events = POLLIN;
+		pfd[r].revents = 0;
+	}
+	n = poll(pfd, c->n, timeout_ms);
+	if (n < 0)
+		return errno == EINTR ? 0 : -errno;
+	for (r = 0; r < c->n; r++) {
+		if (!(pfd[r].revents & POLLIN))
+			continue;
+		for (;;) {
+			len = prism_wait_from(c->rep[r].fd, c->rbuf, sizeof(c->rbuf),
+					      NULL, MSG_DONTWAIT);
+			if (len < 0)
+				break;	/* EAGAIN: drained; malformed: dropped */
+			ev.msg = (const struct prism_msg *)(const void *)c->rbuf;
+			if (!prism_msg_is_completion(ev.msg))
+				continue;
+			ev.res = 0;
+			ev.user_data = ev.msg->user_data;
+			handle_event(c, &ev);
+			handled++;
+		}
+	}
+	return handled;
+}
+
+/*
  * Run one round: send rd's chain to every replica with a kind, wait until
  * need of them count as successes or that became impossible.  Returns the
  * number of successes (replies in c->reply[] with state RP_OK).
@@ -506,11 +549,10 @@ static void flush_unlocks(struct rs_client *c)
 static int run_round(struct rs_client *c, const struct rs_round *rd,
 		     unsigned int need, long long deadline)
 {
-	struct prism_ring_cqe evs[32];
 	struct prism_chain_buf cb;
 	unsigned int r, ok, pending;
 	struct rs_chain *ch;
-	int k, i, err;
+	int err;
 
 	c->round = ++c->round_seq;
 	for (r = 0; r < c->n; r++) {
@@ -523,7 +565,6 @@ static int run_round(struct rs_client *c, const struct rs_round *rd,
 		if (!err)
 			c->reply[r].state = RP_PENDING;
 	}
-	prism_ring_submit(&c->ring);
 	for (;;) {
 		long long left = deadline - now_ms();
 
@@ -534,11 +575,8 @@ static int run_round(struct rs_client *c, const struct rs_round *rd,
 		}
 		if (ok >= need || ok + pending < need || left <= 0)
 			break;
-		k = prism_ring_reap(&c->ring, evs, 32, 1, (int)left);
-		if (k < 0)
+		if (reap(c, (int)left) < 0)
 			break;
-		for (i = 0; i < k; i++)
-			handle_event(c, &evs[i]);
 	}
 	c->round = 0;
 	return (int)ok;
@@ -789,22 +827,15 @@ int rs_client_open(struct rs_client **cp, const struct rs_config *cfg)
 		c->rep[r].info = cfg->rep[r];
 		prism_addr_init(&c->rep[r].dst, cfg->rep[r].mac, cfg->rep[r].ep);
 	}
-	c->fd = prism_open(cfg->ifname, 0, 0);
-	if (c->fd < 0) {
-		err = c->fd;
-		free(c);
-		return err;
-	}
-	/* Room for every replica's chains plus orphans. */
-	err = prism_set_opt(c->fd, PRISM_MAX_OUTSTANDING, PRISM_WINDOW);
-	if (!err)
-		err = prism_ring_init(&c->ring, c->fd, RS_RING_ENTRIES, 0, 0,
-				      getenv("RS_NO_MULTISHOT") ?
-				      PRISM_RING_NO_MULTISHOT : 0);
-	if (err) {
-		close(c->fd);
-		free(c);
-		return err;
+	for (r = 0; r < c->n; r++) {
+		c->rep[r].fd = prism_open(cfg->ifname, 0, 0);
+		if (c->rep[r].fd < 0) {
+			err = c->rep[r].fd;
+			while (r--)
+				close(c->rep[r].fd);
+			free(c);
+			return err;
+		}
 	}
 	*cp = c;
 	return 0;
@@ -812,11 +843,9 @@ int rs_client_open(struct rs_client **cp, const struct rs_config *cfg)
 
 void rs_client_drain(struct rs_client *c)
 {
-	struct prism_ring_cqe evs[32];
 	long long deadline;
 	struct rs_round rd;
 	unsigned int r;
-	int k, i;
 
 	/* Let late chains finish, so their buffers are recycled too. */
 	deadline = now_ms() + c->cfg.chain_timeout_ms + 500;
@@ -837,30 +866,27 @@ void rs_client_drain(struct rs_client *c)
 					rd.kind[r] = K_SEND;
 			fire(c, &rd);
 		}
-		k = prism_ring_reap(&c->ring, evs, 32, 1, 100);
-		for (i = 0; i < k; i++)
-			handle_event(c, &evs[i]);
+		reap(c, 100);
 		flush_unlocks(c);
 	}
 }
 
 void rs_client_close(struct rs_client *c)
 {
+	struct prism_stats ps;
+	unsigned int r;
+
 	if (!c)
 		return;
 	rs_client_drain(c);
-	if (c->debug) {
-		struct prism_stats ps;
-
-		if (!prism_get_stats(c->fd, &ps))
-			fprintf(stderr, "rs[%u] socket: sent=%llu completed=%llu timed_out=%llu retransmits=%llu multishot=%d\n",
-				c->cfg.client_id, (unsigned long long)ps.chains_sent,
+	for (r = 0; r < c->n; r++) {
+		if (c->debug && !prism_get_stats(c->rep[r].fd, &ps))
+			fprintf(stderr, "rs[%u] socket %u: sent=%llu completed=%llu timed_out=%llu retransmits=%llu\n",
+				c->cfg.client_id, r, (unsigned long long)ps.chains_sent,
 				(unsigned long long)ps.chains_completed,
 				(unsigned long long)ps.chains_timed_out,
-				(unsigned long long)ps.retransmits,
-				prism_ring_multishot(&c->ring));
+				(unsigned long long)ps.retransmits);
+		close(c->rep[r].fd);
 	}
-	prism_ring_exit(&c->ring);
-	close(c->fd);
 	free(c);
 }
