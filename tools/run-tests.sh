@@ -24,7 +24,7 @@
 # status is 0 iff nothing failed.
 #
 # Environment: PRISM_TIMEOUT_KUNIT (default 600), PRISM_TIMEOUT_STOCK
-# (default 1200), PRISM_TIMEOUT_DEBUG (default 1800) guest timeouts in
+# (default 3000), PRISM_TIMEOUT_DEBUG (default 1800) guest timeouts in
 # seconds; PRISM_OUT (guest-writable results dir, default build/vm-out).
 # Logs go to build/test-logs/.
 set -euo pipefail
@@ -347,7 +347,7 @@ stage_selftests() {
 			stage_end "$kernel"
 			return
 		fi
-		tmo=${PRISM_TIMEOUT_STOCK:-1200}
+		tmo=${PRISM_TIMEOUT_STOCK:-3000}
 	else
 		if ! debug_module; then
 			stage_end "$kernel"
