@@ -16,10 +16,14 @@
  * the socket's PRISM_RETRIES and the chain's deadline.  A NACK does not
  * count as a try: the chain was not run, and is resent after a backoff.
  *
- * Every request carries the socket's oldest outstanding id (ack floor):
- * the target forgets cached replies below it.  sendmsg() refuses a chain
- * whose id would be PRISM_WINDOW or more above the floor, so the target's
- * reply cache always covers every chain that may still be resent.
+ * Request ids are per socket, but the ack floor and the window are per
+ * peer (target endpoint), because each target keeps one reply cache per
+ * client socket: every request carries the oldest id still outstanding to
+ * its target (ack floor), and the target forgets cached replies below it.
+ * sendmsg() refuses a chain whose id would be PRISM_WINDOW or more above
+ * its peer's floor, so that target's reply cache covers every chain that
+ * may still be resent to it.  A silent target thus blocks only chains to
+ * itself, not to the others.
  */
 #include <linux/etherdevice.h>
 #include <linux/slab.h>
@@ -30,6 +34,7 @@
 struct prism_req {
 	struct prism_sock	*psk;
 	struct prism_peer	*peer;
+	struct list_head	peer_node;	/* peer->reqs, under reqs lock */
 	u64			id;
 	u8			nops;
 	bool			nacked;		/* last answer was a NACK */
@@ -86,6 +91,7 @@ static struct prism_peer *prism_peer_get(struct prism_sock *psk,
 		goto out;
 	ether_addr_copy(p->mac, dst->sprism_mac);
 	p->ep = dst->sprism_ep;
+	INIT_LIST_HEAD(&p->reqs);
 	p->rto_us = PRISM_RTO_INIT_US;
 	hash_add(psk->peers, &p->node, key);
 	psk->npeers++;
@@ -221,14 +227,21 @@ static void prism_req_fail(struct prism_req *req, u8 status)
  * Transmission.
  */
 
-/* Oldest outstanding id, or next_req_id if none; reqs lock held. */
-static u64 prism_ack_floor(struct prism_sock *psk)
+/* Oldest id outstanding to peer, or next_req_id if none; reqs lock held. */
+static u64 prism_ack_floor(struct prism_sock *psk, struct prism_peer *peer)
 {
-	unsigned long index = 0;
+	struct prism_req *oldest;
 
-	if (xa_find(&psk->reqs, &index, ULONG_MAX, XA_PRESENT))
-		return index;
-	return psk->next_req_id;
+	oldest = list_first_entry_or_null(&peer->reqs, struct prism_req,
+					  peer_node);
+	return oldest ? oldest->id : psk->next_req_id;
+}
+
+/* Take req out of the outstanding set; reqs lock held. */
+static void prism_req_unlink(struct prism_sock *psk, struct prism_req *req)
+{
+	__xa_erase(&psk->reqs, req->id);
+	list_del(&req->peer_node);
 }
 
 /* A frame carrying req's bytes; the caller fills in what changes. */
@@ -269,7 +282,7 @@ static void prism_req_timer(struct timer_list *t)
 		goto unlock;
 	if (time_after_eq(jiffies, req->deadline) ||
 	    (!req->nacked && req->tries >= READ_ONCE(psk->retries))) {
-		__xa_erase(&psk->reqs, req->id);
+		prism_req_unlink(psk, req);
 		status = req->nacked ? PRISM_S_NACK : PRISM_S_TIMEOUT;
 		goto unlock;
 	}
@@ -283,7 +296,7 @@ static void prism_req_timer(struct timer_list *t)
 	if (dev && netif_running(dev))
 		skb = prism_req_skb(dev, req, GFP_ATOMIC);
 	if (skb) {
-		prism_set_floor(req, skb, prism_ack_floor(psk));
+		prism_set_floor(req, skb, prism_ack_floor(psk, req->peer));
 		ether_addr_copy(dst_mac, req->dst.sprism_mac);
 	}
 	/* Without a frame this try is lost like any other. */
@@ -391,7 +404,7 @@ int prism_client_submit(struct prism_sock *psk, const struct sockaddr_prism *dst
 
 	/* Publish and arm under the lock, so no owner sees an unarmed req. */
 	xa_lock_bh(&psk->reqs);
-	floor = prism_ack_floor(psk);
+	floor = prism_ack_floor(psk, req->peer);
 	if (psk->next_req_id - floor >= PRISM_WINDOW) {
 		err = -ENOBUFS;
 	} else {
@@ -399,6 +412,7 @@ int prism_client_submit(struct prism_sock *psk, const struct sockaddr_prism *dst
 		err = __xa_insert(&psk->reqs, req->id, req, GFP_ATOMIC);
 	}
 	if (!err) {
+		list_add_tail(&req->peer_node, &req->peer->reqs);
 		psk->next_req_id++;
 		hdr->req_id = cpu_to_be64(req->id);
 		((struct prism_whdr *)skb->data)->req_id = hdr->req_id;
@@ -510,7 +524,7 @@ void prism_client_response(struct prism_sock *psk, struct sk_buff *skb,
 		xa_unlock_bh(&psk->reqs);
 		goto drop;
 	}
-	__xa_erase(&psk->reqs, req->id);
+	prism_req_unlink(psk, req);
 	/* Karn: only a chain sent once gives an unambiguous sample. */
 	if (req->tries == 1)
 		rtt_us = ktime_us_delta(ktime_get(), req->sent_at);
@@ -538,8 +552,13 @@ static void prism_client_drain(struct prism_sock *psk, bool complete,
 	unsigned long id;
 
 	xa_for_each(&psk->reqs, id, req) {
-		if (xa_erase_bh(&psk->reqs, id) != req)
+		xa_lock_bh(&psk->reqs);
+		if (xa_load(&psk->reqs, id) != req) {
+			xa_unlock_bh(&psk->reqs);
 			continue;
+		}
+		prism_req_unlink(psk, req);
+		xa_unlock_bh(&psk->reqs);
 		del_timer_sync(&req->timer);
 		if (complete)
 			prism_req_fail(req, status);

@@ -74,6 +74,8 @@ struct prism_peer {
 	struct hlist_node	node;		/* prism_sock.peers */
 	u8			mac[ETH_ALEN];
 	u32			ep;
+	/* Outstanding chains to this peer, oldest first; under the reqs lock. */
+	struct list_head	reqs;
 	/* Under prism_sock.peer_lock. */
 	u32			srtt_us;	/* 0: no sample yet */
 	u32			rttvar_us;

@@ -1190,6 +1190,70 @@ static int case_timeout(struct client *c)
 	return st_failed;
 }
 
+/*
+ * The request-id window is per target: one chain stuck at a silent MAC
+ * blocks further chains to that MAC after PRISM_WINDOW newer ones, but
+ * not chains to the live server.
+ */
+static int case_window_per_peer(struct client *c)
+{
+	const unsigned int live = PRISM_WINDOW + 100;
+	struct sockaddr_prism silent = c->dst;
+	const struct prism_msg *m = cl_msg(c);
+	struct prism_chain_buf ch;
+	__u64 silent_ud;
+	unsigned int i, ok = 0;
+	long long t0;
+	int err = 0;
+	ssize_t n;
+
+	prism_parse_mac("02:00:00:00:99:95", silent.sprism_mac);
+	cl_chain(c, &ch);
+	silent_ud = c->next_ud;
+	/* Long enough to outlive the loop below even on a slow debug guest. */
+	prism_chain_set_timeout(&ch, 20000);
+	prism_prep_read(&ch, c->s.rw_rkey, rw(c, 0), 8);
+	EXPECT_ERR(prism_submit(c->fd, &silent, &ch), 0, "chain to a silent MAC");
+	t0 = now_ms();
+	for (i = 0; i < live && !err; i++) {
+		cl_chain(c, &ch);
+		prism_prep_read(&ch, c->s.rw_rkey, rw(c, 8 * (i % 64)), 8);
+		err = prism_submit(c->fd, &c->dst, &ch);
+		if (err)
+			break;
+		n = prism_wait(c->fd, c->out, sizeof(c->out));
+		if (n < 0) {
+			err = (int)n;
+			break;
+		}
+		if (m->user_data == silent_ud) {
+			FAIL("the silent chain completed after %lld ms, during the loop: too slow to test",
+			     now_ms() - t0);
+			return st_failed;
+		}
+		if (m->status == PRISM_S_OK && m->user_data == c->next_ud)
+			ok++;
+	}
+	EXPECT_ERR(err, 0, "chains to the live server with one chain stuck elsewhere");
+	EXPECT_EQ(ok, live, "chains to the live server answered OK, in order");
+	/* The silent target's own window is full: its floor is 600 ids back. */
+	cl_chain(c, &ch);
+	prism_chain_set_timeout(&ch, 300);
+	prism_prep_read(&ch, c->s.rw_rkey, rw(c, 0), 8);
+	EXPECT_ERR(prism_submit(c->fd, &silent, &ch), ENOBUFS,
+		   "a second chain to the silent MAC, PRISM_WINDOW ids later");
+	/* Its deadline frees the window. */
+	n = prism_wait(c->fd, c->out, sizeof(c->out));
+	EXPECT(n > 0, "completion of the silent chain");
+	EXPECT_EQ(m->user_data, silent_ud, "the completion is the silent chain's");
+	EXPECT_EQ(m->status, PRISM_S_TIMEOUT, "its status");
+	EXPECT_ERR(prism_submit(c->fd, &silent, &ch), 0,
+		   "chain to the silent MAC once the old one completed");
+	n = prism_wait(c->fd, c->out, sizeof(c->out));
+	EXPECT(n > 0 && m->status == PRISM_S_TIMEOUT, "that chain times out too");
+	return st_failed;
+}
+
 /* The server's CPU time does not grow while it serves many chains. */
 static int case_cpu_idle(struct client *c)
 {
@@ -1893,6 +1957,7 @@ const struct st_case st_cases[] = {
 	{ "send", case_send, "SEND delivery, source address, RECV_FULL" },
 	{ "no_endpoint", case_no_endpoint, "chain to an unbound endpoint" },
 	{ "timeout", case_timeout, "chains to missing MACs time out" },
+	{ "window_per_peer", case_window_per_peer, "a silent target blocks only its own id window" },
 	{ "cpu_idle", case_cpu_idle, "server sleeping in pause() uses no CPU" },
 	{ "ring_1", case_ring_1, "io_uring: 1 chain" },
 	{ "ring_16", case_ring_16, "io_uring: 16 chains in flight" },

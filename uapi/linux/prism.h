@@ -74,9 +74,9 @@
 #define PRISM_MAX_CAS		32	/* bytes compared/swapped by one CAS */
 #define PRISM_SCRATCH_SIZE	256	/* per-chain scratch area, zeroed */
 /*
- * Request-id window: a socket never has chains in flight whose ids are
- * PRISM_WINDOW or more apart, so a target's reply cache always covers every
- * chain the client may still retransmit.
+ * Request-id window: a socket never has chains in flight to one target
+ * endpoint whose ids are PRISM_WINDOW or more apart, so that target's reply
+ * cache always covers every chain the client may still retransmit.
  */
 #define PRISM_WINDOW		512
 
