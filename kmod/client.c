@@ -72,6 +72,18 @@ static u32 prism_peer_key(const u8 *mac, u32 ep)
 	return jhash(mac, ETH_ALEN, ep);
 }
 
+/* The peer (mac, ep) of psk, or NULL; caller holds psk->peer_lock. */
+struct prism_peer *prism_peer_find(struct prism_sock *psk, const u8 *mac,
+				   u32 ep)
+{
+	struct prism_peer *p;
+
+	hash_for_each_possible(psk->peers, p, node, prism_peer_key(mac, ep))
+		if (p->ep == ep && ether_addr_equal(p->mac, mac))
+			return p;
+	return NULL;
+}
+
 static struct prism_peer *prism_peer_get(struct prism_sock *psk,
 					 const struct sockaddr_prism *dst)
 {
@@ -79,12 +91,8 @@ static struct prism_peer *prism_peer_get(struct prism_sock *psk,
 	struct prism_peer *p;
 
 	spin_lock_bh(&psk->peer_lock);
-	hash_for_each_possible(psk->peers, p, node, key)
-		if (p->ep == dst->sprism_ep &&
-		    ether_addr_equal(p->mac, dst->sprism_mac))
-			goto out;
-	p = NULL;
-	if (psk->npeers >= PRISM_MAX_PEERS)
+	p = prism_peer_find(psk, dst->sprism_mac, dst->sprism_ep);
+	if (p || psk->npeers >= PRISM_MAX_PEERS)
 		goto out;
 	p = kzalloc(sizeof(*p), GFP_ATOMIC);
 	if (!p)
@@ -96,19 +104,23 @@ static struct prism_peer *prism_peer_get(struct prism_sock *psk,
 	hash_add(psk->peers, &p->node, key);
 	psk->npeers++;
 out:
-	if (p)
-		p->chains++;
 	spin_unlock_bh(&psk->peer_lock);
 	return p;
 }
 
-/* Caller: BH disabled. */
-static void prism_peer_rtt_sample(struct prism_sock *psk,
-				  struct prism_peer *p, u32 rtt_us)
+/*
+ * The peer answered a chain; it gives an RTT sample if it was sent once
+ * (Karn).  Caller: BH disabled.
+ */
+static void prism_peer_answered(struct prism_sock *psk, struct prism_peer *p,
+				bool sent_once, u32 rtt_us)
 {
 	u32 delta, rto;
 
 	spin_lock(&psk->peer_lock);
+	p->answered++;
+	if (!sent_once)
+		goto unlock;
 	if (!p->srtt_us) {
 		p->srtt_us = max(rtt_us, 1U);
 		p->rttvar_us = rtt_us / 2;
@@ -120,6 +132,7 @@ static void prism_peer_rtt_sample(struct prism_sock *psk,
 	}
 	rto = p->srtt_us + max(4 * p->rttvar_us, jiffies_to_usecs(1));
 	WRITE_ONCE(p->rto_us, clamp(rto, PRISM_RTO_MIN_US, PRISM_RTO_MAX_US));
+unlock:
 	spin_unlock(&psk->peer_lock);
 }
 
@@ -290,6 +303,7 @@ static void prism_req_timer(struct timer_list *t)
 		req->nacked = false;
 	} else {
 		req->tries++;
+		WRITE_ONCE(req->peer->retransmits, req->peer->retransmits + 1);
 		prism_stat_add(net, psk, PRISM_STAT_RETRANSMITS, 1);
 	}
 	dev = dev_get_by_index_rcu(net, psk->ifindex);
@@ -413,6 +427,7 @@ int prism_client_submit(struct prism_sock *psk, const struct sockaddr_prism *dst
 	}
 	if (!err) {
 		list_add_tail(&req->peer_node, &req->peer->reqs);
+		WRITE_ONCE(req->peer->chains, req->peer->chains + 1);
 		psk->next_req_id++;
 		hdr->req_id = cpu_to_be64(req->id);
 		((struct prism_whdr *)skb->data)->req_id = hdr->req_id;
@@ -531,10 +546,7 @@ void prism_client_response(struct prism_sock *psk, struct sk_buff *skb,
 	xa_unlock_bh(&psk->reqs);
 
 	del_timer_sync(&req->timer);
-	if (req->tries == 1)
-		prism_peer_rtt_sample(psk, req->peer, rtt_us);
-	else
-		prism_peer_count(psk, &req->peer->retransmits);
+	prism_peer_answered(psk, req->peer, req->tries == 1, rtt_us);
 	if (hdr->status == PRISM_S_OK)
 		prism_req_deliver(req, PRISM_S_OK);
 	else

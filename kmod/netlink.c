@@ -93,7 +93,6 @@ static const struct nla_policy prism_nl_peer_policy[PRISM_ATTR_MAX + 1] = {
 	[PRISM_ATTR_EP]			= { .type = NLA_U32 },
 	[PRISM_ATTR_PEER_MAC]		= NLA_POLICY_ETH_ADDR,
 	[PRISM_ATTR_PEER_EP]		= { .type = NLA_U32 },
-	[PRISM_ATTR_IFINDEX]		= { .type = NLA_U32 },
 };
 
 /* ---------------------------------------------------------------------------
@@ -170,6 +169,50 @@ static int prism_nl_fill_ep(struct sk_buff *skb, struct prism_sock *psk,
 			READ_ONCE(psk->timeout_ms)) ||
 	    prism_nl_put_stats(skb, (const u64 *)&st))
 		goto cancel;
+	genlmsg_end(skb, hdr);
+	return 0;
+
+cancel:
+	genlmsg_cancel(skb, hdr);
+	return -EMSGSIZE;
+}
+
+/* Caller holds psk->peer_lock (chains and retransmits change without it). */
+static int prism_nl_fill_peer(struct sk_buff *skb, struct prism_sock *psk,
+			      const struct prism_peer *p, u32 portid, u32 seq,
+			      int flags)
+{
+	const u64 stats[] = {
+		[PRISM_PEER_STATS_ATTR_CHAINS_SENT] = READ_ONCE(p->chains),
+		[PRISM_PEER_STATS_ATTR_CHAINS_COMPLETED] = p->answered,
+		[PRISM_PEER_STATS_ATTR_TIMEOUTS] = p->timeouts,
+		[PRISM_PEER_STATS_ATTR_NACKS] = p->nacks,
+		[PRISM_PEER_STATS_ATTR_RETRANSMITS] = READ_ONCE(p->retransmits),
+	};
+	struct nlattr *nest;
+	void *hdr;
+	int i;
+
+	hdr = genlmsg_put(skb, portid, seq, &prism_genl_family, flags,
+			  PRISM_CMD_PEER_GET);
+	if (!hdr)
+		return -EMSGSIZE;
+	if (nla_put_u32(skb, PRISM_ATTR_EP, psk->ep) ||
+	    nla_put_u32(skb, PRISM_ATTR_IFINDEX, psk->ifindex) ||
+	    nla_put(skb, PRISM_ATTR_PEER_MAC, ETH_ALEN, p->mac) ||
+	    nla_put_u32(skb, PRISM_ATTR_PEER_EP, p->ep) ||
+	    nla_put_u32(skb, PRISM_ATTR_PEER_SRTT_US, p->srtt_us) ||
+	    nla_put_u32(skb, PRISM_ATTR_PEER_RTTVAR_US, p->rttvar_us) ||
+	    nla_put_u32(skb, PRISM_ATTR_PEER_RTO_US, READ_ONCE(p->rto_us)))
+		goto cancel;
+	nest = nla_nest_start(skb, PRISM_ATTR_PEER_STATS);
+	if (!nest)
+		goto cancel;
+	for (i = PRISM_PEER_STATS_ATTR_CHAINS_SENT; i < ARRAY_SIZE(stats); i++)
+		if (nla_put_u64_64bit(skb, i, stats[i],
+				      PRISM_PEER_STATS_ATTR_PAD))
+			goto cancel;
+	nla_nest_end(skb, nest);
 	genlmsg_end(skb, hdr);
 	return 0;
 
@@ -398,6 +441,42 @@ static int prism_nl_fl_dump_one(struct sk_buff *skb,
 static int prism_nl_fl_dumpit(struct sk_buff *skb, struct netlink_callback *cb)
 {
 	return prism_nl_dump(skb, cb, prism_nl_fl_dump_one);
+}
+
+static int prism_nl_peer_dump_one(struct sk_buff *skb,
+				  struct netlink_callback *cb,
+				  struct prism_sock *psk,
+				  struct prism_nl_dump_ctx *ctx)
+{
+	struct prism_peer *p;
+	unsigned long idx;
+	int err = 0;
+
+	spin_lock_bh(&psk->peer_lock);
+	for (; ctx->sub_bucket < HASH_SIZE(psk->peers);
+	     ctx->sub_bucket++, ctx->sub_idx = 0) {
+		idx = 0;
+		hlist_for_each_entry(p, &psk->peers[ctx->sub_bucket], node) {
+			if (idx++ < ctx->sub_idx)
+				continue;
+			err = prism_nl_fill_peer(skb, psk, p,
+						 NETLINK_CB(cb->skb).portid,
+						 cb->nlh->nlmsg_seq,
+						 NLM_F_MULTI);
+			if (err)
+				goto out;
+			ctx->sub_idx = idx;
+		}
+	}
+out:
+	spin_unlock_bh(&psk->peer_lock);
+	return err;
+}
+
+static int prism_nl_peer_dumpit(struct sk_buff *skb,
+				struct netlink_callback *cb)
+{
+	return prism_nl_dump(skb, cb, prism_nl_peer_dump_one);
 }
 
 /* ---------------------------------------------------------------------------
@@ -848,22 +927,49 @@ static int prism_nl_stats_doit(struct sk_buff *skb, struct genl_info *info)
 	return genlmsg_reply(msg, info);
 }
 
-/* The peer table does not exist yet; the command is reserved for it. */
 static int prism_nl_peer_doit(struct sk_buff *skb, struct genl_info *info)
 {
-	GENL_SET_ERR_MSG(info, "this module has no peer table");
-	return -EOPNOTSUPP;
-}
+	struct prism_sock *psk;
+	struct prism_peer *p;
+	struct sk_buff *msg;
+	int err;
 
-static int prism_nl_peer_start(struct netlink_callback *cb)
-{
-	return -EOPNOTSUPP;
-}
+	if (prism_nl_missing(info, PRISM_ATTR_EP) ||
+	    prism_nl_missing(info, PRISM_ATTR_PEER_MAC) ||
+	    prism_nl_missing(info, PRISM_ATTR_PEER_EP))
+		return -EINVAL;
+	msg = genlmsg_new(NLMSG_GOODSIZE, GFP_KERNEL);
+	if (!msg)
+		return -ENOMEM;
 
-static int prism_nl_peer_dumpit(struct sk_buff *skb,
-				struct netlink_callback *cb)
-{
-	return -EOPNOTSUPP;
+	rcu_read_lock();
+	psk = prism_ep_lookup(genl_info_net(info),
+			      nla_get_u32(info->attrs[PRISM_ATTR_EP]));
+	if (!psk) {
+		prism_nl_no_ep(info);
+		err = -ENOENT;
+		goto unlock;
+	}
+	spin_lock_bh(&psk->peer_lock);
+	p = prism_peer_find(psk, nla_data(info->attrs[PRISM_ATTR_PEER_MAC]),
+			    nla_get_u32(info->attrs[PRISM_ATTR_PEER_EP]));
+	if (p) {
+		err = prism_nl_fill_peer(msg, psk, p, info->snd_portid,
+					 info->snd_seq, 0);
+	} else {
+		NL_SET_ERR_MSG_ATTR(info->extack,
+				    info->attrs[PRISM_ATTR_PEER_MAC],
+				    "the endpoint has sent nothing to this peer");
+		err = -ENOENT;
+	}
+	spin_unlock_bh(&psk->peer_lock);
+unlock:
+	rcu_read_unlock();
+	if (err) {
+		nlmsg_free(msg);
+		return err;
+	}
+	return genlmsg_reply(msg, info);
 }
 
 static const struct genl_ops prism_genl_ops[] = {
@@ -908,7 +1014,6 @@ static const struct genl_ops prism_genl_ops[] = {
 	{
 		.cmd	= PRISM_CMD_PEER_GET,
 		.doit	= prism_nl_peer_doit,
-		.start	= prism_nl_peer_start,
 		.dumpit	= prism_nl_peer_dumpit,
 		.policy	= prism_nl_peer_policy,
 		.maxattr = PRISM_ATTR_MAX,

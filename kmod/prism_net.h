@@ -74,16 +74,17 @@ struct prism_peer {
 	struct hlist_node	node;		/* prism_sock.peers */
 	u8			mac[ETH_ALEN];
 	u32			ep;
-	/* Outstanding chains to this peer, oldest first; under the reqs lock. */
+	/* Under the reqs lock: outstanding chains (oldest first), counters. */
 	struct list_head	reqs;
+	u64			chains;
+	u64			retransmits;
 	/* Under prism_sock.peer_lock. */
 	u32			srtt_us;	/* 0: no sample yet */
 	u32			rttvar_us;
 	u32			rto_us;
-	u64			chains;
+	u64			answered;
 	u64			timeouts;
 	u64			nacks;
-	u64			retransmits;
 };
 
 struct prism_sock {
@@ -165,5 +166,7 @@ void prism_client_fail_all(struct prism_sock *psk, u8 status);
 void prism_client_release(struct prism_sock *psk);
 void prism_client_init(struct prism_sock *psk);
 void prism_client_destroy(struct prism_sock *psk);
+struct prism_peer *prism_peer_find(struct prism_sock *psk, const u8 *mac,
+				   u32 ep);
 
 #endif /* _PRISM_NET_H */

@@ -3,6 +3,7 @@
  * Minimal PRISM client against prism-example-server.
  *
  * Usage: prism-example-client IFNAME mac=.. ep=.. rkey=.. addr=.. fl=..
+ *                             [hold=FILE]
  * (the server's output line as arguments).  Does:
  *   1. READ through the pointer slot (indirect): the current value
  *   2. 10 x CAS increments of the counter
@@ -10,6 +11,9 @@
  *   4. PUT a new value: ALLOC a buffer holding it (address redirected to
  *      scratch), then, if that worked, CAS the pointer slot to it
  *   5. READ through the pointer slot again
+ * With hold=FILE it then writes "done" to FILE and keeps its socket open
+ * until a signal, so that its client state (prismctl peer show) can be
+ * looked at.
  */
 #define _GNU_SOURCE
 #include <stdio.h>
@@ -69,7 +73,7 @@ int main(int argc, char **argv)
 {
 	struct prism_chain_buf c;
 	struct prism_op *op;
-	const char *v;
+	const char *v, *hold = NULL;
 	__u8 mac[6] = { 0 };
 	__u32 ep = 0;
 	__u64 cnt, old, slot_old;
@@ -77,7 +81,7 @@ int main(int argc, char **argv)
 	int i;
 
 	if (argc < 2) {
-		fprintf(stderr, "usage: %s IFNAME mac=.. ep=.. rkey=.. addr=.. fl=..\n",
+		fprintf(stderr, "usage: %s IFNAME mac=.. ep=.. rkey=.. addr=.. fl=.. [hold=FILE]\n",
 			argv[0]);
 		return 2;
 	}
@@ -92,6 +96,8 @@ int main(int argc, char **argv)
 			base = strtoull(v, NULL, 0);
 		if (arg(argv[i], "fl", &v))
 			fl = (__u32)strtoul(v, NULL, 0);
+		if (arg(argv[i], "hold", &v))
+			hold = v;
 	}
 	fd = prism_open(argv[1], 0, 0);
 	if (fd < 0) {
@@ -169,6 +175,15 @@ int main(int argc, char **argv)
 	if (run(&c, "GET"))
 		return 1;
 	show("value via pointer", 0);
+	if (hold) {
+		FILE *f = fopen(hold, "w");
+
+		if (!f || fputs("done\n", f) == EOF || fclose(f)) {
+			perror(hold);
+			return 1;
+		}
+		pause();
+	}
 	close(fd);
 	return 0;
 }

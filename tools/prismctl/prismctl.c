@@ -8,6 +8,7 @@
  * See prismctl.8.
  */
 #define _GNU_SOURCE
+#include <ctype.h>
 #include <errno.h>
 #include <inttypes.h>
 #include <stdarg.h>
@@ -73,7 +74,7 @@ static void usage(FILE *f)
 		"       prismctl [OPTIONS] freelist post ep EP id ID carve START COUNT\n"
 		"       prismctl [OPTIONS] freelist post ep EP id ID addrs ADDR [ADDR...]\n"
 		"       prismctl [OPTIONS] stats [show]\n"
-		"       prismctl [OPTIONS] peer show\n"
+		"       prismctl [OPTIONS] peer show [ep EP [peer MAC peer_ep EP]]\n"
 		"OPTIONS: -j/--json  JSON output\n"
 		"         -p/--pretty  indented JSON\n"
 		"         -s/--stats  counters (endpoint show; stats: per endpoint too)\n"
@@ -800,24 +801,73 @@ static int peer_cb(const struct nlmsghdr *nlh, void *data)
 	return 0;
 }
 
+/* "02:00:00:00:01:0a" -> 6 bytes; -1 unless exactly six hex pairs. */
+static int parse_mac(const char *s, uint8_t mac[6])
+{
+	unsigned int b[6];
+	int i;
+
+	if (strlen(s) != 17)
+		return -1;
+	for (i = 0; i < 17; i++)
+		if (i % 3 == 2 ? s[i] != ':' : !isxdigit((unsigned char)s[i]))
+			return -1;
+	if (sscanf(s, "%x:%x:%x:%x:%x:%x", &b[0], &b[1], &b[2], &b[3], &b[4],
+		   &b[5]) != 6)
+		return -1;
+	for (i = 0; i < 6; i++)
+		mac[i] = (uint8_t)b[i];
+	return 0;
+}
+
+/*
+ * peer show [ep EP [peer MAC peer_ep EP]]: all peers (of one endpoint), or
+ * one peer of one endpoint.
+ */
 static int do_peer(int argc, char **argv)
 {
+	struct kv kv[] = { { "ep", false, 0, false },
+			   { "peer_ep", false, 0, false },
+			   { NULL, false, 0, false } };
+	char *rest[8];
+	const char *mac_arg = NULL;
+	uint8_t mac[6];
 	struct nlmsghdr *nlh;
 	struct nl_err e;
-	int err;
+	int i, n = 0, err;
+	bool one;
 
-	if (argc)
-		return usage_error("%s: unknown argument '%s'", what, argv[0]);
+	/* "peer MAC" takes a string; the rest are numbers. */
+	for (i = 0; i < argc; i++) {
+		if (!strcmp(argv[i], "peer")) {
+			if (i + 1 >= argc)
+				return usage_error("%s: 'peer' needs a MAC address", what);
+			mac_arg = argv[++i];
+			if (parse_mac(mac_arg, mac))
+				return usage_error("%s: bad MAC address '%s'", what, mac_arg);
+		} else if (n < (int)(sizeof(rest) / sizeof(rest[0]))) {
+			rest[n++] = argv[i];
+		} else {
+			return usage_error("%s: unknown argument '%s'", what, argv[i]);
+		}
+	}
+	err = parse_kv(n, rest, kv);
+	if (err)
+		return err;
+	one = mac_arg || kv[1].seen;
+	if (one && !(mac_arg && kv[0].seen && kv[1].seen))
+		return usage_error("%s: one peer needs 'ep', 'peer' and 'peer_ep'", what);
 	if (nl_open())
 		return 1;
-	nlh = nl_req(PRISM_CMD_PEER_GET, NLM_F_DUMP);
+	nlh = nl_req(PRISM_CMD_PEER_GET, one ? 0 : NLM_F_DUMP);
+	if (kv[0].seen)
+		mnl_attr_put_u32(nlh, PRISM_ATTR_EP, (uint32_t)kv[0].val);
+	if (one) {
+		mnl_attr_put(nlh, PRISM_ATTR_PEER_MAC, sizeof(mac), mac);
+		mnl_attr_put_u32(nlh, PRISM_ATTR_PEER_EP, (uint32_t)kv[1].val);
+	}
 	out_arr_begin(NULL);
 	err = nl_talk(nlh, peer_cb, NULL, &e);
-	if (err == EOPNOTSUPP) {
-		fprintf(stderr, "prismctl: %s: not supported by this module (it keeps no peer table)\n",
-			what);
-		return 1;
-	}
 	if (err)
 		return report(nlh, err, &e);
 	out_arr_end();

@@ -58,13 +58,15 @@
  *	pinned by the regions of all endpoints of the netns).
  *
  * PRISM_CMD_PEER_GET
- *	dump: remote endpoints talked to, with their RTT estimates; optional
- *	filter PRISM_ATTR_EP (local endpoint).
- *	do:   PEER_MAC, PEER_EP and IFINDEX (all required), optional EP.
- *	Reply: PEER_MAC, PEER_EP, IFINDEX, PEER_SRTT_US, PEER_RTTVAR_US,
- *	PEER_RTO_US, PEER_STATS (nest of enum prism_peer_stats_attr), and EP
- *	when the state is kept per local endpoint.
- *	Modules without a peer table answer EOPNOTSUPP.
+ *	Client-side state kept per local endpoint for every remote endpoint
+ *	it has sent chains to (until the local socket is closed).
+ *	dump: every such peer of every endpoint; optional filter
+ *	PRISM_ATTR_EP (local endpoint; unknown: ENOENT).
+ *	do:   EP, PEER_MAC and PEER_EP (all required); ENOENT when the
+ *	endpoint does not exist or has sent nothing to that peer.
+ *	Reply: EP, IFINDEX, PEER_MAC, PEER_EP, PEER_SRTT_US (0 before the
+ *	first sample), PEER_RTTVAR_US, PEER_RTO_US, PEER_STATS (nest of enum
+ *	prism_peer_stats_attr).
  *
  * Errors are negative errno values in the netlink ack, with an extended
  * ack message (NLMSGERR_ATTR_MSG) that says what was wrong.  State-changing
@@ -178,11 +180,13 @@ enum prism_stats_attr {
 enum prism_peer_stats_attr {
 	PRISM_PEER_STATS_ATTR_UNSPEC,
 	PRISM_PEER_STATS_ATTR_PAD,
-	PRISM_PEER_STATS_ATTR_CHAINS_SENT,	/* chains sent to the peer */
-	PRISM_PEER_STATS_ATTR_CHAINS_COMPLETED,	/* answered */
-	PRISM_PEER_STATS_ATTR_TIMEOUTS,		/* timed out */
-	PRISM_PEER_STATS_ATTR_NACKS,		/* refused as overloaded */
-	PRISM_PEER_STATS_ATTR_RETRANSMITS,	/* sent again after no answer */
+	PRISM_PEER_STATS_ATTR_CHAINS_SENT,	/* chains accepted by sendmsg */
+	PRISM_PEER_STATS_ATTR_CHAINS_COMPLETED,	/* answered by the peer */
+	PRISM_PEER_STATS_ATTR_TIMEOUTS,		/* chains timed out */
+	PRISM_PEER_STATS_ATTR_NACKS,		/* NACKs received (overloaded) */
+	PRISM_PEER_STATS_ATTR_RETRANSMITS,	/* frames sent again after no
+						 * answer
+						 */
 
 	__PRISM_PEER_STATS_ATTR_MAX,
 	PRISM_PEER_STATS_ATTR_MAX = __PRISM_PEER_STATS_ATTR_MAX - 1

@@ -230,6 +230,10 @@ offline_tests() {
 	run_fail "post: carve and addrs" 2 "give one 'carve' or one 'addrs'" - freelist post ep 1 id 1 carve 1 1 addrs 2
 	run_fail "post: addrs empty" 2 "'addrs' needs at least one address" - freelist post ep 1 id 1 addrs
 	run_fail "post: bad address" 2 "invalid address '0xZZ'" - freelist post ep 1 id 1 addrs 0x10 0xZZ
+	run_fail "peer: MAC without ep/peer_ep" 2 "one peer needs 'ep', 'peer' and 'peer_ep'" - peer show peer 02:00:00:00:00:01
+	run_fail "peer: peer_ep without peer" 2 "one peer needs" - peer show ep 1 peer_ep 2
+	run_fail "peer: bad MAC" 2 "bad MAC address '02:00:00:00:00:0g'" - peer show ep 1 peer 02:00:00:00:00:0g peer_ep 1
+	run_fail "peer: MAC missing" 2 "'peer' needs a MAC address" - peer show ep 1 peer
 	run_fail "stats: extra argument" 2 "stats show: unknown argument 'x'" - stats show x
 	run_fail "peer: extra argument" 2 "peer show: unknown argument 'x'" - peer show x
 
@@ -518,10 +522,61 @@ stats_tests() {
 	run_json "stats -j -p: pretty JSON" 'has("rx_dropped")' "$NS_A" -j -p stats
 }
 
+# A client that keeps its socket open: its peer table is what peer show
+# reports; the table goes with the socket.
 peer_tests() {
-	run_fail "peer show: not supported by this module" 1 \
-		"peer show: not supported by this module" "$NS_B" peer show
-	run_fail "peer show -j: no JSON on error" 1 "not supported by this module" \
+	local pid end cep ifb
+
+	ip netns exec "$NS_B" "$CLIENT" vb mac="$A_mac" ep="$A_ep" rkey="$A_rkey" \
+		addr="$A_addr" fl="$A_fl" hold="$T/hold" > "$T/hold-client.out" 2>&1 &
+	pid=$!
+	pids+=("$pid")
+	end=$(($(date +%s) + 120))
+	while ! grep -qx done "$T/hold" 2> /dev/null; do
+		kill -0 "$pid" 2> /dev/null || break
+		[ "$(date +%s)" -lt "$end" ] || break
+		sleep 0.1
+	done
+	if ! grep -qx done "$T/hold" 2> /dev/null; then
+		not_ok "peer: the holding client finished its chains"
+		sed 's/^/#   client: /' "$T/hold-client.out"
+		return
+	fi
+	ok "peer: the holding client finished its chains"
+	ifb=$(ip netns exec "$NS_B" cat /sys/class/net/vb/ifindex)
+	export IFB=$ifb
+
+	run_json "peer show -j: the client's one peer, every chain answered" \
+		'length == 1 and .[0].ep != 7 and .[0].peer_mac == $ENV.A_mac and .[0].peer_ep == 7 and .[0].ifindex == ($ENV.IFB | tonumber) and .[0].srtt_us > 0 and .[0].rto_us >= 5000 and .[0].stats.chains_sent >= 16 and .[0].stats.chains_completed == .[0].stats.chains_sent and .[0].stats.timeouts == 0 and .[0].stats.nacks == 0' \
+		"$NS_B" -j peer show
+	cep=$(jq '.[0].ep' "$T/out" 2> /dev/null)
+	export CEP=$cep
+	run_ok "peer show (text)" "$NS_B" peer show
+	check "peer show: text line" grep -Eq \
+		"^ep $cep peer $A_mac peer_ep 7 ifindex $ifb srtt [0-9]+us rttvar [0-9]+us rto [0-9]+us" "$T/out"
+	run_json "peer show ep N peer MAC peer_ep N (single object request)" \
+		'length == 1 and .[0].ep == ($ENV.CEP | tonumber) and .[0].peer_mac == $ENV.A_mac and .[0].stats.chains_sent >= 16' \
+		"$NS_B" -j peer show ep "$cep" peer "$A_mac" peer_ep 7
+	run_json "peer show ep N: filter by local endpoint" \
+		'length == 1 and .[0].ep == ($ENV.CEP | tonumber)' "$NS_B" -j peer show ep "$cep"
+	run_json "peer show ep 7: the server endpoint sent nothing" 'length == 0' \
+		"$NS_B" -j peer show ep 7
+	run_json "peer show in A: servers have no peers" 'length == 0' "$NS_A" -j peer show
+	run_fail "peer show: a peer never talked to: ENOENT" 1 \
+		"peer show: the endpoint has sent nothing to this peer \(peer mac\): No such file or directory" \
+		"$NS_B" peer show ep "$cep" peer 02:00:00:00:99:99 peer_ep 7
+	run_fail "peer show: same MAC, other peer_ep: ENOENT" 1 "has sent nothing to this peer" \
+		"$NS_B" peer show ep "$cep" peer "$A_mac" peer_ep 8
+	run_fail "peer show ep 999: ENOENT" 1 \
+		"no endpoint with this id in this network namespace" "$NS_B" peer show ep 999
+	run_fail "peer show ep 999 -j: no JSON on error" 1 "no endpoint" \
+		"$NS_B" -j peer show ep 999 peer "$A_mac" peer_ep 7
+	pcn "$NS_B" -j peer show
+	check "peer show as nobody" eval 'succeeded && jtrue "length == 1"'
+
+	kill "$pid" 2> /dev/null
+	wait "$pid" 2> /dev/null
+	run_json "peer show: the peer table went with the socket" 'length == 0' \
 		"$NS_B" -j peer show
 }
 
