@@ -15,6 +15,8 @@ pkgs=(
 	liburing-dev libmnl-dev
 	# sanitizer/fuzz builds, scripts, plots
 	clang python3 gnuplot-nox jq
+	# man page lint (liburing-prism man-check)
+	groff-base man-db
 	# real-world peer for the KV benchmark (apps/kv, tools/bench/kv.sh)
 	memcached
 	# SoftRoCE comparison (tools/bench/rxe.sh)

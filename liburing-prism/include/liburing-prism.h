@@ -29,17 +29,21 @@
  *  2. Completion parsing (header only): bounds-checked accessors for
  *     struct prism_msg.
  *
- *  3. Sockets and blocking calls (libprism.a): prism_open(),
+ *  3. Sockets and blocking calls (liburing-prism.a): prism_open(),
  *     region/free list ioctls, prism_submit(), prism_wait(),
  *     prism_execute().
  *
- *  4. io_uring (libprism.a, uses liburing): a struct prism_ring queues many
- *     chains as IORING_OP_SENDMSG, submits them with one io_uring_submit()
- *     and collects the completions with a multishot RECV over a ring of
- *     provided buffers (or plain RECVs when that is not available).
+ *  4. io_uring (liburing-prism.a, uses liburing): a struct prism_ring
+ *     queues many chains as IORING_OP_SENDMSG, submits them with one
+ *     io_uring_submit() and collects the completions with a multishot RECV
+ *     over a ring of provided buffers (or plain RECVs when that is not
+ *     available).
  *
  * Functions returning int return 0 or a count on success and a negative
  * errno value on failure; they do not rely on errno.
+ *
+ * Reference documentation: the man pages in man/ (liburing-prism(7) for
+ * the concepts, one section 3 page per group of functions).
  */
 #ifndef LIBURING_PRISM_H
 #define LIBURING_PRISM_H
@@ -71,11 +75,13 @@ struct prism_chain_buf {
 
 #define PRISM_ALIGN8(x)		(((x) + 7) & ~(size_t)7)
 
+/* The struct prism_chain header at the start of the buffer. */
 static inline struct prism_chain *prism_chain_hdr(const struct prism_chain_buf *c)
 {
 	return (struct prism_chain *)(void *)c->buf;
 }
 
+/* Record err unless an error is recorded already; returns the recorded one. */
 static inline int prism_chain_fail(struct prism_chain_buf *c, int err)
 {
 	if (!c->err)
@@ -116,6 +122,7 @@ static inline void prism_chain_set_timeout(struct prism_chain_buf *c,
 		prism_chain_hdr(c)->timeout_ms = timeout_ms;
 }
 
+/* Replace the chain's user_data (nothing on a failed chain). */
 static inline void prism_chain_set_user_data(struct prism_chain_buf *c,
 					     __u64 user_data)
 {
@@ -123,11 +130,13 @@ static inline void prism_chain_set_user_data(struct prism_chain_buf *c,
 		prism_chain_hdr(c)->user_data = user_data;
 }
 
+/* The chain's first error (negative errno), or 0. */
 static inline int prism_chain_error(const struct prism_chain_buf *c)
 {
 	return c->err;
 }
 
+/* Ops in the chain (0 for a failed chain). */
 static inline unsigned int prism_chain_nops(const struct prism_chain_buf *c)
 {
 	return c->err ? 0 : prism_chain_hdr(c)->nops;
@@ -227,6 +236,7 @@ static inline struct prism_op *prism_chain_add_op(struct prism_chain_buf *c,
 	return op;
 }
 
+/* READ with any flags a READ allows (see prism_op_allowed_flags()). */
 static inline struct prism_op *prism_prep_read_flags(struct prism_chain_buf *c,
 						     __u64 rkey, __u64 addr,
 						     __u32 len, __u16 flags)
@@ -265,6 +275,7 @@ static inline struct prism_op *prism_prep_read_bounded(struct prism_chain_buf *c
 				     PRISM_F_INDIRECT | PRISM_F_BOUNDED);
 }
 
+/* WRITE of len inline bytes with any flags a WRITE allows. */
 static inline struct prism_op *prism_prep_write_flags(struct prism_chain_buf *c,
 						      __u64 rkey, __u64 addr,
 						      const void *data, __u32 len,
@@ -419,6 +430,7 @@ static inline struct prism_op *prism_prep_cas_indirect(struct prism_chain_buf *c
 				 cmask, smask);
 }
 
+/* Store/load v as 8 little-endian bytes at p (any alignment). */
 static inline void prism_put_le64(void *p, __u64 v)
 {
 	unsigned char *b = (unsigned char *)p;
@@ -512,11 +524,13 @@ static inline __u32 prism_op_addr_span(const struct prism_op *op)
 	return op->len;
 }
 
+/* 1 if [off, off + len) lies inside the chain's scratch area. */
 static inline int prism_scratch_ok(__u64 off, __u64 len)
 {
 	return off <= PRISM_SCRATCH_SIZE && len <= PRISM_SCRATCH_SIZE - off;
 }
 
+/* The chain's error, or -EINVAL (recorded) for a NULL op, else 0. */
 static inline int prism_op_check(struct prism_chain_buf *c,
 				 const struct prism_op *op)
 {
@@ -652,6 +666,7 @@ static inline int prism_msg_check(const void *buf, size_t n)
 	return 0;
 }
 
+/* Nonzero for a completion, 0 for a PRISM_MSG_SEND message. */
 static inline int prism_msg_is_completion(const struct prism_msg *m)
 {
 	return m->kind == PRISM_MSG_COMPLETION;
@@ -761,16 +776,26 @@ int prism_open(const char *ifname, int ifindex, __u32 ep);
 /* getsockname(): ifindex, ep and interface MAC. */
 int prism_local_addr(int fd, struct sockaddr_prism *sa);
 
+/*
+ * Register [addr, addr + len) with PRISM_ACCESS_* rights (pinned until
+ * deregistered or the socket is closed); *rkey gets its key.
+ */
 int prism_reg_mr(int fd, void *addr, size_t len, __u32 access, __u64 *rkey);
+/* Deregister region rkey (-EBUSY while a free list lies in it). */
 int prism_dereg_mr(int fd, __u64 rkey);
+/* Create a free list of capacity buf_size-byte buffers in region rkey. */
 int prism_fl_create(int fd, __u64 rkey, __u32 buf_size, __u32 capacity,
 		    __u32 *id);
+/* Post count buffer addresses to free list id (all or none). */
 int prism_fl_post(int fd, __u32 id, const __u64 *addrs, __u32 count);
+/* Destroy free list id; buffers still in it are forgotten. */
 int prism_fl_destroy(int fd, __u32 id);
 /* Integer options at SOL_PRISM (PRISM_TIMEOUT_MS, PRISM_RETRIES, ...). */
 int prism_set_opt(int fd, int opt, int val);
 int prism_get_opt(int fd, int opt, int *val);
+/* prism_set_opt(fd, PRISM_TIMEOUT_MS, timeout_ms). */
 int prism_set_timeout(int fd, int timeout_ms);
+/* The socket's counters (PRISM_STATS). */
 int prism_get_stats(int fd, struct prism_stats *st);
 
 /* ------------------------------------------------------------------------
@@ -788,6 +813,7 @@ int prism_submit(int fd, const struct sockaddr_prism *dst,
  */
 ssize_t prism_wait_from(int fd, void *buf, size_t len,
 			struct sockaddr_prism *src, int flags);
+/* prism_wait_from(fd, buf, len, NULL, 0): blocks until a message arrives. */
 ssize_t prism_wait(int fd, void *buf, size_t len);
 
 /*
@@ -853,6 +879,7 @@ struct prism_ring {
  */
 int prism_ring_init(struct prism_ring *r, int fd, unsigned int entries,
 		    unsigned int nbufs, unsigned int buf_size, unsigned int flags);
+/* Tear down the ring and free its memory; fd stays open. */
 void prism_ring_exit(struct prism_ring *r);
 /* 1 when completions use multishot RECV with a buffer ring. */
 int prism_ring_multishot(const struct prism_ring *r);
@@ -878,6 +905,7 @@ unsigned int prism_ring_inflight(const struct prism_ring *r);
 int prism_ring_reap(struct prism_ring *r, struct prism_ring_cqe *out,
 		    unsigned int max, unsigned int min_events, int timeout_ms);
 
+/* Event callback of prism_ring_run(); must not reap on the same ring. */
 typedef void (*prism_ring_cb)(void *arg, const struct prism_ring_cqe *cqe);
 /* Same, handing each event to cb; returns the number of events or -errno. */
 int prism_ring_run(struct prism_ring *r, prism_ring_cb cb, void *arg,
