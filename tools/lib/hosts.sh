@@ -7,7 +7,8 @@
 #   hosts_down PREFIX N       remove them
 #   host_exec PREFIX I CMD... run CMD in host I
 #   host_mac PREFIX I         MAC of host I's eth0
-#   wait_file FILE MS         wait until FILE is non-empty (bounded)
+#   wait_file FILE MS [PID]   wait until FILE is non-empty: at most MS
+#                             milliseconds, and only while PID lives
 #   prism_load KO             insmod KO unless prism is loaded (0 on success)
 
 hosts_up() {
@@ -46,11 +47,15 @@ host_mac() {
 }
 
 wait_file() {
-	local f=$1 ms=$2 waited=0
+	# Wall-clock bound: under TCG a loop of N short sleeps takes far
+	# longer than N x the sleep.  With PID, give up as soon as it exits.
+	local f=$1 ms=$2 pid=${3:-} end
+	end=$(($(date +%s%3N) + ms))
 	until [ -s "$f" ]; do
-		[ "$waited" -ge "$ms" ] && return 1
+		[ "$(date +%s%3N)" -ge "$end" ] && return 1
+		[ -n "$pid" ] && ! kill -0 "$pid" 2>/dev/null && ! [ -s "$f" ] &&
+			return 1
 		sleep 0.02
-		waited=$((waited + 20))
 	done
 }
 
