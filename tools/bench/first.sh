@@ -58,6 +58,8 @@ if [ ! -d /sys/module/prism ]; then
 	loaded=1
 fi
 
+# Run on its own, nothing else has loaded veth yet.
+modprobe veth 2>/dev/null
 ip netns del $NA 2>/dev/null
 ip netns del $NB 2>/dev/null
 ip netns add $NA && ip netns add $NB || fail "ip netns add"
