@@ -516,14 +516,25 @@ static struct prism_sock *prism_nl_get_sock(struct genl_info *info)
 	return psk;
 }
 
-static int prism_nl_ep_doit(struct sk_buff *skb, struct genl_info *info)
+/*
+ * Fills msg with one object of psk for the request req, or sets an extack
+ * message and fails.
+ */
+typedef int (*prism_nl_fill_one_t)(struct sk_buff *msg, struct prism_sock *psk,
+				   const struct sk_buff *req,
+				   struct genl_info *info);
+
+/*
+ * Answer a request for one object of the endpoint PRISM_ATTR_EP (checked
+ * present by the caller): fill() runs under RCU with the endpoint found.
+ */
+static int prism_nl_reply_one(const struct sk_buff *req, struct genl_info *info,
+			      prism_nl_fill_one_t fill)
 {
 	struct prism_sock *psk;
 	struct sk_buff *msg;
 	int err;
 
-	if (prism_nl_missing(info, PRISM_ATTR_EP))
-		return -EINVAL;
 	msg = genlmsg_new(NLMSG_GOODSIZE, GFP_KERNEL);
 	if (!msg)
 		return -ENOMEM;
@@ -532,8 +543,7 @@ static int prism_nl_ep_doit(struct sk_buff *skb, struct genl_info *info)
 	psk = prism_ep_lookup(genl_info_net(info),
 			      nla_get_u32(info->attrs[PRISM_ATTR_EP]));
 	if (psk) {
-		err = prism_nl_fill_ep(msg, psk, info->snd_portid,
-				       info->snd_seq, 0);
+		err = fill(msg, psk, req, info);
 	} else {
 		prism_nl_no_ep(info);
 		err = -ENOENT;
@@ -546,43 +556,44 @@ static int prism_nl_ep_doit(struct sk_buff *skb, struct genl_info *info)
 	return genlmsg_reply(msg, info);
 }
 
-static int prism_nl_fl_doit(struct sk_buff *skb, struct genl_info *info)
+static int prism_nl_ep_fill_one(struct sk_buff *msg, struct prism_sock *psk,
+				const struct sk_buff *req,
+				struct genl_info *info)
+{
+	return prism_nl_fill_ep(msg, psk, info->snd_portid, info->snd_seq, 0);
+}
+
+static int prism_nl_ep_doit(struct sk_buff *skb, struct genl_info *info)
+{
+	if (prism_nl_missing(info, PRISM_ATTR_EP))
+		return -EINVAL;
+	return prism_nl_reply_one(skb, info, prism_nl_ep_fill_one);
+}
+
+static int prism_nl_fl_fill_one(struct sk_buff *msg, struct prism_sock *psk,
+				const struct sk_buff *req,
+				struct genl_info *info)
 {
 	struct prism_freelist *fl;
-	struct prism_sock *psk;
-	struct sk_buff *msg;
-	int err;
 
+	fl = xa_load(&psk->mem.freelists,
+		     nla_get_u32(info->attrs[PRISM_ATTR_FL_ID]));
+	if (!fl) {
+		NL_SET_ERR_MSG_ATTR(info->extack, info->attrs[PRISM_ATTR_FL_ID],
+				    "no free list with this id on the endpoint");
+		return -ENOENT;
+	}
+	return prism_nl_fill_fl(msg, psk, fl, info->snd_portid, info->snd_seq,
+				0, PRISM_CMD_FREELIST_GET,
+				netlink_capable(req, CAP_NET_ADMIN));
+}
+
+static int prism_nl_fl_doit(struct sk_buff *skb, struct genl_info *info)
+{
 	if (prism_nl_missing(info, PRISM_ATTR_EP) ||
 	    prism_nl_missing(info, PRISM_ATTR_FL_ID))
 		return -EINVAL;
-	msg = genlmsg_new(NLMSG_GOODSIZE, GFP_KERNEL);
-	if (!msg)
-		return -ENOMEM;
-
-	rcu_read_lock();
-	psk = prism_ep_lookup(genl_info_net(info),
-			      nla_get_u32(info->attrs[PRISM_ATTR_EP]));
-	fl = psk ? xa_load(&psk->mem.freelists,
-			   nla_get_u32(info->attrs[PRISM_ATTR_FL_ID])) : NULL;
-	if (fl) {
-		err = prism_nl_fill_fl(msg, psk, fl, info->snd_portid,
-				       info->snd_seq, 0, PRISM_CMD_FREELIST_GET,
-				       netlink_capable(skb, CAP_NET_ADMIN));
-	} else if (psk) {
-		NL_SET_ERR_MSG_ATTR(info->extack, info->attrs[PRISM_ATTR_FL_ID],
-				    "no free list with this id on the endpoint");
-		err = -ENOENT;
-	} else {
-		prism_nl_no_ep(info);
-		err = -ENOENT;
-	}
-	rcu_read_unlock();
-	if (err) {
-		nlmsg_free(msg);
-		return err;
-	}
-	return genlmsg_reply(msg, info);
+	return prism_nl_reply_one(skb, info, prism_nl_fl_fill_one);
 }
 
 static int prism_nl_fl_create_doit(struct sk_buff *skb, struct genl_info *info)
@@ -927,29 +938,13 @@ static int prism_nl_stats_doit(struct sk_buff *skb, struct genl_info *info)
 	return genlmsg_reply(msg, info);
 }
 
-static int prism_nl_peer_doit(struct sk_buff *skb, struct genl_info *info)
+static int prism_nl_peer_fill_one(struct sk_buff *msg, struct prism_sock *psk,
+				  const struct sk_buff *req,
+				  struct genl_info *info)
 {
-	struct prism_sock *psk;
 	struct prism_peer *p;
-	struct sk_buff *msg;
 	int err;
 
-	if (prism_nl_missing(info, PRISM_ATTR_EP) ||
-	    prism_nl_missing(info, PRISM_ATTR_PEER_MAC) ||
-	    prism_nl_missing(info, PRISM_ATTR_PEER_EP))
-		return -EINVAL;
-	msg = genlmsg_new(NLMSG_GOODSIZE, GFP_KERNEL);
-	if (!msg)
-		return -ENOMEM;
-
-	rcu_read_lock();
-	psk = prism_ep_lookup(genl_info_net(info),
-			      nla_get_u32(info->attrs[PRISM_ATTR_EP]));
-	if (!psk) {
-		prism_nl_no_ep(info);
-		err = -ENOENT;
-		goto unlock;
-	}
 	spin_lock_bh(&psk->peer_lock);
 	p = prism_peer_find(psk, nla_data(info->attrs[PRISM_ATTR_PEER_MAC]),
 			    nla_get_u32(info->attrs[PRISM_ATTR_PEER_EP]));
@@ -963,13 +958,16 @@ static int prism_nl_peer_doit(struct sk_buff *skb, struct genl_info *info)
 		err = -ENOENT;
 	}
 	spin_unlock_bh(&psk->peer_lock);
-unlock:
-	rcu_read_unlock();
-	if (err) {
-		nlmsg_free(msg);
-		return err;
-	}
-	return genlmsg_reply(msg, info);
+	return err;
+}
+
+static int prism_nl_peer_doit(struct sk_buff *skb, struct genl_info *info)
+{
+	if (prism_nl_missing(info, PRISM_ATTR_EP) ||
+	    prism_nl_missing(info, PRISM_ATTR_PEER_MAC) ||
+	    prism_nl_missing(info, PRISM_ATTR_PEER_EP))
+		return -EINVAL;
+	return prism_nl_reply_one(skb, info, prism_nl_peer_fill_one);
 }
 
 static const struct genl_ops prism_genl_ops[] = {
