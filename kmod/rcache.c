@@ -361,7 +361,7 @@ void prism_serve_request(struct net *net, struct sk_buff *skb,
 	struct prism_sock *psk;
 	struct sk_buff *rskb;
 	u32 cap, resp_len;
-	bool reserved;
+	bool admitted, reserved;
 
 	if (dev->mtu <= sizeof(*hdr) || !id || floor > id)
 		goto drop;
@@ -382,8 +382,11 @@ void prism_serve_request(struct net *net, struct sk_buff *skb,
 		prism_reply_status(dev, hdr, src_mac, PRISM_S_TOO_BIG);
 		return;
 	}
-	if (!prism_admit(psk))
-		goto nack;
+	/*
+	 * An overloaded target still answers repeats from its cache: a NACK
+	 * must mean "not run", and a repeat may be of a chain that ran.
+	 */
+	admitted = prism_admit(psk);
 
 again:
 	s = prism_session_get(psk, src_mac, ntohl(hdr->src_ep),
@@ -391,7 +394,8 @@ again:
 	if (!s)
 		goto nack;
 	/* Before the session lock: making room may evict sessions. */
-	reserved = prism_rcache_reserve(psk, sizeof(*hdr) + resp_len);
+	reserved = admitted &&
+		   prism_rcache_reserve(psk, sizeof(*hdr) + resp_len);
 	spin_lock(&s->lock);
 	if (s->dead) {
 		spin_unlock(&s->lock);
@@ -430,7 +434,7 @@ again:
 	/* Remember the reply before running, or do not run at all. */
 	entry = NULL;
 	rskb = NULL;
-	if (reserved)
+	if (reserved)		/* never when not admitted */
 		entry = kmalloc(prism_cached_size(sizeof(*hdr) + resp_len),
 				GFP_ATOMIC);
 	if (entry)

@@ -6,6 +6,9 @@
  *   frame_fuzz IFNAME cases  ADDRLINE   crafted frames, expected outcomes (TAP)
  *   frame_fuzz IFNAME random ADDRLINE N SEED
  *                                       N mutated frames, then a health check
+ *   frame_fuzz IFNAME replay ADDRLINE   repeats at a target over its serve
+ *                                       rate (rel_server ... 1): answered
+ *                                       from the reply cache, never NACKed
  *
  * ADDRLINE is rel_server's "mac=.. ep=.. rkey=.. addr=.." output.  The wire
  * layout below mirrors kmod/prism.h on purpose: the test must not share
@@ -137,6 +140,62 @@ static void send_frame(const struct frame *f)
 		perror("sendto");
 }
 
+static int64_t now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+/*
+ * Wait for the response to request id and copy the whole frame (Ethernet
+ * header included) to buf, its length to *len; returns its chain status,
+ * or -1 when none came in timeout_ms.
+ */
+static int wait_frame(uint64_t id, uint8_t *buf, size_t *len, int timeout_ms)
+{
+	struct pollfd p = { .fd = raw_fd, .events = POLLIN };
+	struct whdr *h = (struct whdr *)(buf + sizeof(struct ether_header));
+	ssize_t n;
+
+	*len = 0;
+	while (poll(&p, 1, timeout_ms) == 1) {
+		n = recv(raw_fd, buf, FRAME_MAX, 0);
+		if (n < (ssize_t)(sizeof(struct ether_header) + sizeof(*h)))
+			continue;
+		if (memcmp(buf, my_mac, 6) || h->type != T_RESP ||
+		    be64toh(h->req_id) != id)
+			continue;
+		*len = (size_t)n;
+		return h->status;
+	}
+	return -1;
+}
+
+/*
+ * Status of op 0 of a response frame of wait_frame() and its output in
+ * *out (out_len bytes wanted); -1 if the frame carries no such result.
+ */
+static int resp_op(const uint8_t *buf, size_t len, void *out, uint32_t out_len)
+{
+	const struct whdr *h = (const struct whdr *)(buf + sizeof(struct ether_header));
+	const struct wres *r = (const struct wres *)(h + 1);
+	size_t need = sizeof(struct ether_header) + sizeof(*h);
+
+	if (len < need || h->status != PRISM_S_OK || !h->nops)
+		return -1;
+	need += h->nops * sizeof(*r);
+	if (len < need)
+		return -1;
+	if (out_len) {
+		if (ntohl(r->len) != out_len || len < need + out_len)
+			return -1;
+		memcpy(out, buf + need, out_len);
+	}
+	return r->status;
+}
+
 /*
  * Wait for the response to request id; returns its chain status and the
  * first op's status in *op_status, or -1 when none came in timeout_ms.
@@ -144,26 +203,11 @@ static void send_frame(const struct frame *f)
 static int wait_resp(uint64_t id, int *op_status, int timeout_ms)
 {
 	uint8_t buf[FRAME_MAX];
-	struct pollfd p = { .fd = raw_fd, .events = POLLIN };
-	struct whdr *h = (struct whdr *)(buf + sizeof(struct ether_header));
-	struct wres *r = (struct wres *)(h + 1);
-	ssize_t n;
+	size_t len;
+	int st = wait_frame(id, buf, &len, timeout_ms);
 
-	*op_status = -1;
-	while (poll(&p, 1, timeout_ms) == 1) {
-		n = recv(raw_fd, buf, sizeof(buf), 0);
-		if (n < (ssize_t)(sizeof(struct ether_header) + sizeof(*h)))
-			continue;
-		if (memcmp(buf, my_mac, 6) || h->type != T_RESP ||
-		    be64toh(h->req_id) != id)
-			continue;
-		if (h->status == PRISM_S_OK && h->nops &&
-		    n >= (ssize_t)(sizeof(struct ether_header) + sizeof(*h) +
-				   sizeof(*r)))
-			*op_status = r->status;
-		return h->status;
-	}
-	return -1;
+	*op_status = st < 0 ? -1 : resp_op(buf, len, NULL, 0);
+	return st;
 }
 
 static void result(int pass, const char *what)
@@ -389,6 +433,107 @@ static int run_random(unsigned long n)
 	return failures != 0;
 }
 
+/*
+ * Send f until the target does not NACK it (at most budget_ms), backing off
+ * like a client.  Returns the chain status of the last answer (-1: none),
+ * the answer in buf and len, and in *sent_ms when its request was sent.
+ */
+static int serve(struct frame *f, uint8_t *buf, size_t *len, int budget_ms,
+		 int64_t *sent_ms)
+{
+	uint64_t id = be64toh(hdr_of(f)->req_id);
+	int64_t end = now_ms() + budget_ms;
+	int st;
+
+	for (;;) {
+		*sent_ms = now_ms();
+		send_frame(f);
+		st = wait_frame(id, buf, len, 3000);
+		if (st != PRISM_S_NACK || now_ms() >= end)
+			return st;
+		poll(NULL, 0, 50);
+	}
+}
+
+/*
+ * A NACK means "not run", so a target over its PRISM_SERVE_RATE must
+ * still answer a repeat of a chain that ran from its reply cache; only new
+ * work may be NACKed.  The target serves 1 chain/s with a burst of one:
+ * once a chain is admitted, nothing else is for a second, so a repeat
+ * sent right after it can only be answered from the cache.
+ */
+#define REFILL_MS	900	/* a token takes 1 s; margin for clock skew */
+
+static int run_replay(void)
+{
+	static const uint8_t swap[8] = { 0x11, 0x22, 0x33, 0x44,
+					 0x55, 0x66, 0x77, 0x88 };
+	uint8_t cas[32], first[FRAME_MAX], again[FRAME_MAX], buf[FRAME_MAX];
+	uint8_t old[8], mem[16], zero[16] = { 0 };
+	size_t first_len, again_len, len;
+	int64_t t_admit, t_repeat, t;
+	struct frame r, n, rd;
+	uint64_t id;
+	int st, op;
+
+	printf("TAP version 13\n1..6\n");
+	/* CAS 8 bytes EQ: compare 0, swap, full compare and swap masks. */
+	memset(cas, 0, sizeof(cas));
+	memcpy(cas + 8, swap, 8);
+	memset(cas + 16, 0xff, 16);
+	frame_init(&r, 1);
+	add_op(&r, PRISM_OP_CAS, 0, 8, rkey, base + 8, cas, sizeof(cas));
+	id = be64toh(hdr_of(&r)->req_id);
+
+	/* The bucket fills in the first second of the socket: wait for it. */
+	st = serve(&r, first, &first_len, 5000, &t_admit);
+	op = resp_op(first, first_len, old, sizeof(old));
+	if (st != PRISM_S_OK || op != PRISM_S_OK)
+		fprintf(stderr, "# request: got chain %d op %d\n", st, op);
+	result(st == PRISM_S_OK && op == PRISM_S_OK && !memcmp(old, zero, 8),
+	       "a CAS 0 -> x chain is admitted and runs: OK, old value 0");
+
+	/* The identical frame again, at once: a retransmission. */
+	send_frame(&r);
+	st = wait_frame(id, again, &again_len, 3000);
+	t_repeat = now_ms();
+	if (st != PRISM_S_OK)
+		fprintf(stderr, "# repeat: got chain %d, want %d\n", st,
+			PRISM_S_OK);
+	result(st == PRISM_S_OK,
+	       "its repeat at the over-rate target is answered OK, not NACKed");
+	result(st == PRISM_S_OK && again_len == first_len &&
+	       !memcmp(again, first, first_len),
+	       "the answer is the cached reply byte for byte (the CAS did not run again)");
+	result(t_repeat - t_admit < REFILL_MS,
+	       "the repeat came before a token could refill (it was not admitted)");
+
+	/* New work at once: must be refused, else the test proves nothing. */
+	frame_init(&n, 1);
+	hdr_of(&n)->ack_floor = htobe64(id);
+	add_op(&n, PRISM_OP_WRITE, 0, 8, rkey, base, swap, 8);
+	send_frame(&n);
+	st = wait_frame(be64toh(hdr_of(&n)->req_id), buf, &len, 3000);
+	t = now_ms();
+	if (st != PRISM_S_NACK)
+		fprintf(stderr, "# new chain: got chain %d after %lld ms, want %d\n",
+			st, (long long)(t - t_admit), PRISM_S_NACK);
+	result(st == PRISM_S_NACK,
+	       "a new chain sent right after is NACKed (the rate limit is active)");
+
+	/* Once a token refilled: the CAS ran once, the NACKed WRITE never. */
+	frame_init(&rd, 1);
+	add_op(&rd, PRISM_OP_READ, 0, 16, rkey, base, NULL, 0);
+	st = serve(&rd, buf, &len, 5000, &t);
+	op = resp_op(buf, len, mem, sizeof(mem));
+	if (st != PRISM_S_OK || op != PRISM_S_OK)
+		fprintf(stderr, "# read: got chain %d op %d\n", st, op);
+	result(st == PRISM_S_OK && op == PRISM_S_OK && !memcmp(mem, zero, 8) &&
+	       !memcmp(mem + 8, swap, 8),
+	       "memory: the CAS stored x, the NACKed WRITE did not run");
+	return failures != 0;
+}
+
 static int setup(const char *ifname, int argc, char **argv)
 {
 	struct ifreq ifr = { 0 };
@@ -426,7 +571,7 @@ int main(int argc, char **argv)
 	int err;
 
 	if (argc < 4) {
-		fprintf(stderr, "usage: %s IFNAME cases|random ADDR... [N SEED]\n",
+		fprintf(stderr, "usage: %s IFNAME cases|random|replay ADDR... [N SEED]\n",
 			argv[0]);
 		return 2;
 	}
@@ -439,6 +584,8 @@ int main(int argc, char **argv)
 		run_cases();
 		return failures != 0;
 	}
+	if (!strcmp(argv[2], "replay"))
+		return run_replay();
 	if (!strcmp(argv[2], "random") && argc >= 6) {
 		unsigned long n = strtoul(argv[argc - 2], NULL, 0);
 		unsigned long seed = strtoul(argv[argc - 1], NULL, 0);

@@ -9,7 +9,9 @@
 #  - the mechanisms really worked: retransmissions and repeats answered
 #    from the reply cache were counted;
 #  - overload: a rate-limited target NACKs, clients back off and every
-#    chain still completes once;
+#    chain still completes once; a repeat of a chain that ran is answered
+#    from the reply cache even over the rate (frames sent raw), only new
+#    work is NACKed;
 #  - a killed server: clients get NO_ENDPOINT completions, pins drop to 0;
 #  - hostile frames sent raw: crafted cases with exact outcomes, then
 #    FUZZ_FRAMES random mutated frames, after which the target still serves.
@@ -98,7 +100,7 @@ netem_all() {	# add|del
 }
 
 echo "TAP version 13"
-echo "1..$((REPEAT * 6 + 8))"
+echo "1..$((REPEAT * 6 + 10))"
 
 for round in $(seq "$REPEAT"); do
 	nb=$((2 * N + 64))
@@ -152,6 +154,26 @@ check "overload: the target sent NACKs and the clients received them" \
 check "overload: NACKed chains ran exactly once" "[ $v = 0 ]"
 kill -9 $slow_pid
 wait $slow_pid 2>/dev/null
+
+# Overload vs. repeats: at 1 chain/s a repeat of the chain that ran must
+# come from the reply cache (a NACK means "not run"); new work is NACKed.
+start_server srv 250 1 1 "$tmp/once"
+addr=$(cat "$tmp/once")
+once_pid=$!
+dups=$(stat_of srv duplicates)
+served=$(stat_of srv chains_served)
+nacks=$(stat_of srv nacks_sent)
+ip netns exec c1 "$here/frame_fuzz" eth0 replay $addr >"$tmp/replay" 2>&1
+c=$?
+sed 's/^/# /' "$tmp/replay"
+check "overload: a repeat of a chain that ran is answered from the reply cache, not NACKed; new work is NACKed" \
+	"[ $c = 0 ]"
+check "overload: the repeat counted as 1 duplicate, 2 chains ran (CAS once, READ), the new chain NACKed" \
+	"[ \"\$(stat_of srv duplicates)\" = \$((dups + 1)) ] &&
+	 [ \"\$(stat_of srv chains_served)\" = \$((served + 2)) ] &&
+	 [ \"\$(stat_of srv nacks_sent)\" -gt $nacks ]"
+kill -9 $once_pid
+wait $once_pid 2>/dev/null
 
 # A server killed while clients are busy: precise errors, pins released.
 start_server srv 300 4096 0 "$tmp/victim"
