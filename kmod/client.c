@@ -84,6 +84,7 @@ struct prism_peer *prism_peer_find(struct prism_sock *psk, const u8 *mac,
 	return NULL;
 }
 
+/* The peer of dst, created on first use; ERR_PTR() on failure. */
 static struct prism_peer *prism_peer_get(struct prism_sock *psk,
 					 const struct sockaddr_prism *dst)
 {
@@ -92,11 +93,17 @@ static struct prism_peer *prism_peer_get(struct prism_sock *psk,
 
 	spin_lock_bh(&psk->peer_lock);
 	p = prism_peer_find(psk, dst->sprism_mac, dst->sprism_ep);
-	if (p || psk->npeers >= PRISM_MAX_PEERS)
+	if (p)
+		goto out;
+	/* Like IP_ADD_MEMBERSHIP past its limit: no room for one more. */
+	p = ERR_PTR(-ENOBUFS);
+	if (psk->npeers >= PRISM_MAX_PEERS)
 		goto out;
 	p = kzalloc(sizeof(*p), GFP_ATOMIC);
-	if (!p)
+	if (!p) {
+		p = ERR_PTR(-ENOMEM);
 		goto out;
+	}
 	ether_addr_copy(p->mac, dst->sprism_mac);
 	p->ep = dst->sprism_ep;
 	INIT_LIST_HEAD(&p->reqs);
@@ -386,8 +393,10 @@ int prism_client_submit(struct prism_sock *psk, const struct sockaddr_prism *dst
 	if (!req->cskb)
 		goto out_req;
 	req->peer = prism_peer_get(psk, dst);
-	if (!req->peer)
+	if (IS_ERR(req->peer)) {
+		err = PTR_ERR(req->peer);
 		goto out_req;
+	}
 
 	hdr = (struct prism_whdr *)req->frame;
 	hdr->version = PRISM_WIRE_VERSION;

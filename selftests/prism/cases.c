@@ -1260,6 +1260,68 @@ static int case_window_per_peer(struct client *c)
 	return st_failed;
 }
 
+/*
+ * A socket talks to at most 4096 targets (its peer table): the 4097th gets
+ * ENOBUFS at sendmsg, known targets still work.
+ */
+#define PEER_LIMIT	4096
+
+static int case_peer_limit(struct client *c)
+{
+	_Alignas(8) unsigned char buf[256];
+	struct sockaddr_prism dst = c->dst;
+	struct prism_chain_buf ch;
+	unsigned int i, inflight = 0, done = 0;
+	int a, err = 0;
+
+	a = prism_open(c->ifname, 0, 0);
+	if (a < 0) {
+		FAIL("prism_open: %s", errno_name(-a));
+		return 1;
+	}
+	/* Chains to nobody, given up quickly. */
+	EXPECT_ERR(prism_set_opt(a, PRISM_RETRIES, 1), 0, "PRISM_RETRIES 1");
+	EXPECT_ERR(prism_set_opt(a, PRISM_MAX_OUTSTANDING, PRISM_WINDOW), 0,
+		   "PRISM_MAX_OUTSTANDING 512");
+	EXPECT_ERR(prism_set_timeout(a, 20), 0, "PRISM_TIMEOUT_MS 20");
+	for (i = 0; i < PEER_LIMIT && !err; i++) {
+		dst.sprism_mac[0] = 0x02;
+		dst.sprism_mac[3] = 0x77;
+		dst.sprism_mac[4] = (__u8)(i >> 8);
+		dst.sprism_mac[5] = (__u8)i;
+		if (inflight == PRISM_WINDOW) {
+			if (prism_wait(a, buf, sizeof(buf)) < 0)
+				break;
+			inflight--;
+			done++;
+		}
+		cl_chain(c, &ch);
+		prism_prep_read(&ch, 1, 0, 8);
+		err = prism_submit(a, &dst, &ch);
+		if (!err)
+			inflight++;
+	}
+	EXPECT_ERR(err, 0, "chains to 4096 different targets");
+	for (; inflight; inflight--, done++)
+		if (prism_wait(a, buf, sizeof(buf)) < 0)
+			break;
+	EXPECT_EQ(done, PEER_LIMIT, "their completions");
+	/* Nothing in flight: ENOBUFS now can only mean the peer table. */
+	dst.sprism_mac[4] = 0xff;
+	dst.sprism_mac[5] = 0xff;
+	cl_chain(c, &ch);
+	prism_prep_read(&ch, 1, 0, 8);
+	EXPECT_ERR(prism_submit(a, &dst, &ch), ENOBUFS, "a chain to a 4097th target");
+	dst.sprism_mac[4] = 0;
+	dst.sprism_mac[5] = 7;
+	EXPECT_ERR(prism_submit(a, &dst, &ch), 0, "a chain to a known target");
+	EXPECT(prism_wait(a, buf, sizeof(buf)) > 0 &&
+	       ((struct prism_msg *)(void *)buf)->status == PRISM_S_TIMEOUT,
+	       "its completion (TIMEOUT)");
+	close(a);
+	return st_failed;
+}
+
 /* The server's CPU time does not grow while it serves many chains. */
 static int case_cpu_idle(struct client *c)
 {
@@ -2147,6 +2209,7 @@ const struct st_case st_cases[] = {
 	{ "no_endpoint", case_no_endpoint, "chain to an unbound endpoint" },
 	{ "timeout", case_timeout, "chains to missing MACs time out" },
 	{ "window_per_peer", case_window_per_peer, "a silent target blocks only its own id window" },
+	{ "peer_limit", case_peer_limit, "4096 targets per socket, then ENOBUFS" },
 	{ "cpu_idle", case_cpu_idle, "server sleeping in pause() uses no CPU" },
 	{ "ring_1", case_ring_1, "io_uring: 1 chain" },
 	{ "ring_16", case_ring_16, "io_uring: 16 chains in flight, every primitive" },
