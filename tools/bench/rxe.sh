@@ -12,15 +12,21 @@
 #      namespace, /32 addresses and policy routing so that traffic between
 #      them really crosses the veth pair (not lo); rxe0 on va, rxe1 on vb;
 #      PRISM server on vb, client on va (raw Ethernet over the same pair).
-#      perftest ib_read_lat / ib_write_lat / ib_atomic_lat, our verbs
-#      program (rxe_lat verbs-*) and PRISM (rxe_lat prism-*).
+#      perftest ib_read_lat / ib_write_lat / ib_atomic_lat, then our verbs
+#      client and PRISM interleaved op by op in one process (rxe_lat
+#      pair-client, servers rxe_lat verbs-server / prism-server).  Every client
+#      is pinned to CPU 0, every server to CPU 1 (perftest needs pinning:
+#      the guest's vCPU TSCs are not synchronized, see the clock check).
 #
 #   PRISM_KO=kmod/prism.ko tools/bench/rxe.sh
 #
-# Environment: PRISM_KO, PRISM_BENCH_N (iterations, default 2000),
-# PRISM_BENCH_WARMUP (our programs' warm-up, default 200; perftest warms up
-# by itself), PRISM_OUT (bench-rxe.json, bench-rxe.csv, bench-rxe.png,
-# bench-rxe-probe.txt go there), RXE_PROBE_NETNS=0 to skip step 1.
+# Environment: PRISM_KO, PRISM_BENCH_N (measured iterations per test,
+# default 1000), PRISM_BENCH_WARMUP (iterations run first and discarded,
+# default 100, for perftest too: it runs N+WARMUP+1 iterations with -C -U
+# and the first WARMUP samples are dropped here), PRISM_OUT (bench-rxe.json,
+# bench-rxe.csv, bench-rxe.png, bench-rxe-probe.txt, bench-rxe-*.txt go
+# there), RXE_PROBE_NETNS=0 to skip step 1, RXE_CLOCK_CHECK=0 to skip the
+# perftest clock check.
 # Build on the host first: make -C tools/bench (needs libibverbs-dev).
 set -u
 
@@ -28,8 +34,11 @@ here=$(cd "$(dirname "$0")" && pwd)
 repo=$(cd "$here/../.." && pwd)
 B=$here/rxe_lat
 KO=${PRISM_KO:-$repo/kmod/prism.ko}
-N=${PRISM_BENCH_N:-2000}
-W=${PRISM_BENCH_WARMUP:-200}
+N=${PRISM_BENCH_N:-1000}
+W=${PRISM_BENCH_WARMUP:-100}
+CPU_C=0
+CPU_S=1
+[ "$(nproc)" -ge 2 ] || CPU_S=0
 work=$(mktemp -d /tmp/prism-rxe.XXXXXX)
 out=${PRISM_OUT:-$work}
 probe=$out/bench-rxe-probe.txt
@@ -74,6 +83,38 @@ wait_file() {
 		sleep 0.02
 		i=$((i + 20))
 	done
+}
+
+# wait_listen PORT [NETNS]: until a perftest server listens on TCP PORT (its
+# out-of-band exchange), at most 60 s; a loaded TCG guest can take far
+# longer than the customary "sleep 1" to get there.  Reads /proc/net/tcp*
+# (state 0A = LISTEN) rather than relying on ss and its sock_diag modules.
+wait_listen() {
+	local i hex ns=()
+	hex=$(printf '%04X' "$1")
+	[ -n "${2:-}" ] && ns=(ip netns exec "$2")
+	for i in $(seq 300); do
+		"${ns[@]}" cat /proc/net/tcp /proc/net/tcp6 2>/dev/null |
+			awk -v p=":$hex" '$4 == "0A" && substr($2, length($2) - 4) == p { f = 1 } END { exit !f }' &&
+			return 0
+		sleep 0.2
+	done
+	return 1
+}
+
+# client OUT CMD...: run a perftest client, output to OUT; if it could not
+# reach its server's TCP port, try again (up to 5 times, 3 s apart)
+client() {
+	local out=$1 try rc
+	shift
+	for try in 1 2 3 4 5; do
+		"$@" > "$out" 2>&1
+		rc=$?
+		grep -q "Couldn't connect" "$out" || break
+		echo "rxe: $1 ... attempt $try could not connect to its server" >> "$work/retries.txt"
+		[ $try = 5 ] || sleep 3
+	done
+	return $rc
 }
 
 # gid_index DEV IPV4 [NETNS]: index of the RoCE v2 GID ::ffff:IPV4 of DEV
@@ -150,15 +191,17 @@ probe_netns() {
 	gb=$(gid_index rxeb 10.78.0.2 $NB) || gb=
 	echo "RoCE v2 gid index: rxea=${ga:-none} rxeb=${gb:-none}" >> "$probe"
 	if [ -n "$ga" ] && [ -n "$gb" ]; then
-		ip netns exec $NA timeout 40 ib_read_lat -F -d rxea -x "$ga" -n 100 -p 18600 \
+		ip netns exec $NA timeout 120 ib_read_lat -F -d rxea -x "$ga" -n 100 -p 18600 \
 			> "$work/probe-s.txt" 2>&1 &
 		pids+=($!)
-		sleep 2
-		ip netns exec $NB timeout 30 ib_read_lat -F -d rxeb -x "$gb" -n 100 -p 18600 \
-			10.78.0.1 > "$work/probe-c.txt" 2>&1
+		wait_listen 18600 $NA || echo "server not listening after 60 s" >> "$probe"
+		client "$work/probe-c.txt" ip netns exec $NB timeout 30 ib_read_lat -F -d rxeb \
+			-x "$gb" -n 100 -p 18600 10.78.0.1
 		rc=$?
-		echo "ib_read_lat client rc=$rc (124 = timed out); its last lines:" >> "$probe"
-		tail -8 "$work/probe-c.txt" >> "$probe"
+		echo "ib_read_lat client rc=$rc (124 = timed out; 17/18 = run_iter_lat() failed, i.e. a completion with an error status); its last lines (stderr comes first, stdout is flushed at exit; whole output in bench-rxe-probe-$mode-client.txt):" >> "$probe"
+		cp "$work/probe-c.txt" "$out/bench-rxe-probe-$mode-client.txt"
+		grep -iE 'error|fail|status' "$work/probe-c.txt" >> "$probe"
+		tail -4 "$work/probe-c.txt" >> "$probe"
 		echo "server's last lines:" >> "$probe"
 		tail -4 "$work/probe-s.txt" >> "$probe"
 		kill_pids
@@ -188,6 +231,14 @@ if [ "${RXE_PROBE_NETNS:-1}" = 1 ]; then
 	probe_netns exclusive
 	grep -E 'rc=|gid index|t_typical|^ *100 ' "$probe" | sed 's/^/rxe:   /'
 fi
+
+# rdma_stats TAG: rxe's counters (packets, retransmissions, duplicates,
+# sequence errors...) into the probe file
+rdma_stats() {
+	echo "=== rdma statistic, $1" >> "$probe"
+	rdma statistic show >> "$probe" 2>&1
+	echo >> "$probe"
+}
 
 # ---------------------------------------------------------------- 2. setup
 log "root-netns veth pair va/vb with policy routing"
@@ -222,80 +273,131 @@ G0=$(gid_index rxe0 10.79.0.1) || fail "no RoCE v2 GID for 10.79.0.1 on rxe0"
 G1=$(gid_index rxe1 10.79.0.2) || fail "no RoCE v2 GID for 10.79.0.2 on rxe1"
 log "rxe0 (va) gid $G0, rxe1 (vb) gid $G1; $N iterations per test"
 rdma link show | sed 's/^/rxe:   /'
+
+# ---------------------------------------------------------------- clocks
+# perftest measures with rdtsc and converts cycles to microseconds with
+# get_cpu_mhz(): a linear fit of rdtsc against gettimeofday() (it returns 0
+# when r^2 < 0.9) cross-checked with /proc/cpuinfo.  Record what the guest
+# offers and what perftest does with it unpinned and pinned.
+{
+	echo "=== clocks"
+	echo "clocksource: $(cat /sys/devices/system/clocksource/clocksource0/current_clocksource)"
+	grep 'cpu MHz' /proc/cpuinfo
+	dmesg | grep -iE 'tsc|clocksource.*switch' | tail -8
+} >> "$probe" 2>&1
+MHZ=$(taskset -c $CPU_C "$B" tsc-mhz | awk '{print $1}')
+MHZ1=$(taskset -c $CPU_S "$B" tsc-mhz | awk '{print $1}')
+echo "rxe_lat tsc-mhz: CPU $CPU_C $MHZ, CPU $CPU_S $MHZ1 (TSC ticks per us of CLOCK_MONOTONIC)" >> "$probe"
+case $MHZ in ''|*[!0-9.]*) fail "could not measure the TSC rate" ;; esac
+log "TSC: $MHZ MHz on CPU $CPU_C (used to convert perftest's cycles)"
+
+port=18700
+if [ "${RXE_CLOCK_CHECK:-1}" = 1 ]; then
+	for how in unpinned pinned; do
+		port=$((port + 1))
+		if [ $how = pinned ]; then ps="taskset -c $CPU_S" pc="taskset -c $CPU_C"; else ps= pc=; fi
+		$ps timeout 120 ib_read_lat -F -d rxe1 -x "$G1" -s 512 -n 200 -p $port \
+			> "$work/cc-s.txt" 2>&1 &
+		pids+=($!)
+		wait_listen $port
+		client "$work/cc-c.txt" $pc timeout 60 ib_read_lat -F -d rxe0 -x "$G0" -s 512 \
+			-n 200 -p $port 10.79.0.2
+		echo "rc=$?" >> "$work/cc-c.txt"
+		kill_pids
+		{
+			echo "=== perftest clock check, $how: ib_read_lat -F -s 512 -n 200 (microseconds), client output:"
+			grep -vE '^ *$|^-+$' "$work/cc-c.txt" | tail -6
+		} >> "$probe"
+		log "perftest clock check ($how): $(grep -E 'r\^2|^ *512 ' "$work/cc-c.txt" | tr -s ' ' | paste -sd' ')"
+	done
+fi
+
+rdma_stats "before the measurements"
 tx0=$(cat /sys/class/net/va/statistics/tx_packets)
 
 # ---------------------------------------------------------------- perftest
-port=18700
-# perftest NAME BIN SIZE EXTRA...: server on rxe1 (vb), client on rxe0 (va)
+# perftest NAME BIN SIZE EXTRA...: server on rxe1 (vb), client on rxe0 (va),
+# N+W+1 iterations (N+W samples: perftest reports the differences of
+# consecutive post times), raw unsorted samples in cycles (-C -U); the
+# report step drops the first W and converts with $MHZ.
 perftest() {
-	local name=$1 bin=$2 size=$3 line
+	local name=$1 bin=$2 size=$3 got
 	shift 3
 	port=$((port + 1))
-	timeout 300 "$bin" -F -d rxe1 -x "$G1" -s "$size" -n "$N" -p $port "$@" \
-		> "$work/$name-s.txt" 2>&1 &
+	taskset -c $CPU_S timeout 300 "$bin" -F -C -U -d rxe1 -x "$G1" -s "$size" \
+		-n $((N + W + 1)) -p $port "$@" > "$work/$name-s.txt" 2>&1 &
 	pids+=($!)
-	sleep 1
-	timeout 300 "$bin" -F -d rxe0 -x "$G0" -s "$size" -n "$N" -p $port "$@" \
-		10.79.0.2 > "$work/$name-c.txt" 2>&1
+	wait_listen $port || log "perftest $name: server not listening after 60 s"
+	client "$work/$name-c.txt" taskset -c $CPU_C timeout 300 "$bin" -F -C -U -d rxe0 \
+		-x "$G0" -s "$size" -n $((N + W + 1)) -p $port "$@" 10.79.0.2
 	echo "rc=$?" >> "$work/$name-c.txt"
 	kill_pids
-	cp "$work/$name-c.txt" "$out/bench-rxe-$name.txt" 2>/dev/null
-	# #bytes #iterations t_min t_max t_typical t_avg t_stdev 99% 99.9%
-	line=$(awk -v s="$size" '$1 == s && NF >= 9 && $3 ~ /^[0-9.]+$/' "$work/$name-c.txt" | tail -1)
-	if [ -z "$line" ]; then
-		log "perftest $name failed:"
+	cp "$work/$name-c.txt" "$out/bench-rxe-perftest-$name.txt"
+	got=$(grep -cE '^[0-9]+, [0-9.e+]+$' "$work/$name-c.txt")
+	if [ "$got" -lt $((N + W)) ]; then
+		log "perftest $name failed ($got samples):"
 		tail -5 "$work/$name-c.txt" | sed 's/^/rxe:   /'
 		return 1
 	fi
-	set -- $line
-	echo "RESULT perftest $name $1 $2 $5 $8 $6 $3 $4" >> "$res"
-	log "perftest $name: median $5 us, p99 $8 us"
+	echo "PERFTEST $name $size $out/bench-rxe-perftest-$name.txt" >> "$res"
+	log "perftest $name: $got samples"
 }
+log "perftest, $N measured + $W warm-up iterations per test"
 perftest read8 ib_read_lat 8
 perftest read512 ib_read_lat 512
 perftest write8 ib_write_lat 8
 perftest write512 ib_write_lat 512
 perftest cas8 ib_atomic_lat 8 -A CMP_AND_SWAP
+rdma_stats "after perftest"
 
-# ---------------------------------------------------------------- verbs
-log "verbs program (RC QP, busy-polled CQ)"
-"$B" verbs-server rxe1 "$G1" "$work/vs.info" "$work/vc.info" "$work/vs.ready" \
-	> "$work/vs.log" 2>&1 &
+# ---------------------------------------------------------------- verbs + PRISM
+# One client process with both stacks, interleaved op by op (rxe_lat
+# pair-client): rxe through an RC QP rxe0 -> rxe1 with a busy-polled CQ,
+# PRISM through a socket on va to the server's endpoint on vb (blocking
+# prism_execute).  Both servers only register memory and sleep.
+log "verbs program and PRISM, interleaved op by op, $N measured + $W warm-up"
+taskset -c $CPU_S "$B" verbs-server rxe1 "$G1" "$work/vs.info" "$work/vc.info" \
+	"$work/vs.ready" > "$work/vs.log" 2>&1 &
 pids+=($!)
-timeout 600 "$B" verbs-client rxe0 "$G0" "$work/vc.info" "$work/vs.info" \
-	"$work/vs.ready" "$N" "$W" > "$work/vc.log" 2>&1 ||
-	{ log "verbs client failed:"; tail -5 "$work/vc.log" "$work/vs.log"; }
-kill_pids
-grep '^RESULT' "$work/vc.log" >> "$res"
-
-# ---------------------------------------------------------------- PRISM
-log "PRISM (blocking prism_execute) over the same veth pair"
-"$B" prism-server vb 1 "$work/ps.info" > "$work/ps.log" 2>&1 &
+taskset -c $CPU_S "$B" prism-server vb 1 "$work/ps.info" > "$work/ps.log" 2>&1 &
 pids+=($!)
 wait_file "$work/ps.info" 30000 || { cat "$work/ps.log"; fail "PRISM server did not start"; }
-timeout 600 "$B" prism-client va "$work/ps.info" "$N" "$W" > "$work/pc.log" 2>&1 ||
-	{ log "PRISM client failed:"; tail -5 "$work/pc.log"; }
+taskset -c $CPU_C timeout 1200 "$B" pair-client va "$work/ps.info" rxe0 "$G0" \
+	"$work/vc.info" "$work/vs.info" "$work/vs.ready" "$N" "$W" > "$work/pair.log" 2>&1 ||
+	{ log "pair client failed:"; tail -5 "$work/pair.log" "$work/vs.log" "$work/ps.log"; }
 kill_pids
-grep '^RESULT' "$work/pc.log" >> "$res"
+grep '^RESULT' "$work/pair.log" >> "$res"
+cp "$work/pair.log" "$out/bench-rxe-pair.txt"
+rdma_stats "after the verbs program"
 
+[ -s "$work/retries.txt" ] && { cat "$work/retries.txt"; cat "$work/retries.txt" >> "$probe"; }
 tx1=$(cat /sys/class/net/va/statistics/tx_packets)
 echo "va tx_packets during the measurements: $((tx1 - tx0))" >> "$probe"
 log "va sent $((tx1 - tx0)) packets during the measurements (traffic crossed the veth pair)"
 
 # ---------------------------------------------------------------- report
-python3 - "$res" "$out" "$N" "$W" "$(uname -r)" <<'EOF'
-import json, sys
-res, out, n, w, kver = sys.argv[1], sys.argv[2], int(sys.argv[3]), int(sys.argv[4]), sys.argv[5]
+python3 - "$res" "$out" "$N" "$W" "$(uname -r)" "$MHZ" <<'EOF'
+import json, math, re, sys, time
+res, out, n, w, kver, mhz = sys.argv[1], sys.argv[2], int(sys.argv[3]), int(sys.argv[4]), sys.argv[5], float(sys.argv[6])
 R = {}
+def stats(v):
+    # the same definitions as rxe_lat.c's report()
+    v = sorted(v)
+    k = len(v)
+    med = v[k // 2] if k % 2 else (v[k // 2 - 1] + v[k // 2]) / 2
+    return {"n": k, "median": med, "p99": v[math.ceil(k * 0.99) - 1],
+            "mean": sum(v) / k, "min": v[0], "max": v[-1], "p90": v[math.ceil(k * 0.90) - 1]}
 for line in open(res):
     f = line.split()
-    if len(f) < 10 or f[0] != "RESULT":
-        continue
-    stack, op, size = f[1], f[2], int(f[3])
-    if stack == "perftest":
-        op = op.rstrip("0123456789")
-    R[(stack, op, size)] = dict(zip(["n", "median", "p99", "mean", "min", "max"],
-                                    [int(f[4])] + [float(x) for x in f[5:10]]))
+    if len(f) == 4 and f[0] == "PERFTEST":
+        # "#, cycles" then "i, sample": sample = cycles / rtt_factor
+        # (ib_write_lat: half the ping-pong round trip)
+        samples = [float(m.group(1)) / mhz for m in
+                   (re.match(r"^\d+, ([0-9.e+]+)$", l.strip()) for l in open(f[3])) if m]
+        R[("perftest", f[1].rstrip("0123456789"), int(f[2]))] = stats(samples[w:w + n])
+    elif len(f) >= 10 and f[0] == "RESULT":
+        R[(f[1], f[2], int(f[3]))] = dict(zip(["n", "median", "p99", "mean", "min", "max", "p90"],
+                                        [int(f[4])] + [float(x) for x in f[5:11]]))
 # perftest ib_write_lat is a ping-pong and reports half the round trip;
 # every other number here is a full round trip (operation to completion).
 for k, v in list(R.items()):
@@ -321,22 +423,26 @@ for label, pop, psz, rop, rsz in rows:
         "rxe_perftest": R.get(("perftest", rop, rsz)),
         "ratio_median_vs_verbs": ratio(g(p, "median"), g(v, "median")),
         "ratio_p99_vs_verbs": ratio(g(p, "p99"), g(v, "p99")),
+        "ratio_p90_vs_verbs": ratio(g(p, "p90"), g(v, "p90")),
         "ratio_median_vs_perftest": ratio(g(p, "median"), g(t, "median")),
         "ratio_p99_vs_perftest": ratio(g(p, "p99"), g(t, "p99")),
     })
-doc = {"benchmark": "rxe", "kernel": kver, "iterations": n, "warmup": w, "unit": "us",
-       "configuration": "root netns, veth pair va/vb with policy routing; rxe0 on va, rxe1 on vb; PRISM client on va, server on vb",
-       "notes": ["perftest write numbers are as reported (half of a write ping-pong); ratios use twice that",
+doc = {"benchmark": "rxe", "date": time.strftime("%Y-%m-%d %H:%M:%S %Z"), "kernel": kver,
+       "iterations": n, "warmup": w, "unit": "us", "tsc_mhz": mhz,
+       "configuration": "root netns, veth pair va/vb with policy routing; rxe0 on va, rxe1 on vb; PRISM client on va, server on vb; clients pinned to CPU 0, servers to CPU 1",
+       "notes": ["perftest: -C -U raw cycles, first `warmup` samples dropped, converted with tsc_mhz (rxe_lat tsc-mhz on the client CPU)",
+                 "perftest write numbers are as reported (half of a write ping-pong); ratios use twice that",
                  "ptr+READ: one PRISM READ|INDIRECT vs two dependent rxe READs (8-byte pointer, then 512 bytes)",
-                 "rxe_verbs: rxe_lat verbs-client, one signaled WR at a time, busy-polled CQ"],
+                 "rxe_verbs and prism: one rxe_lat pair-client process, the two stacks interleaved op by op",
+                 "rxe_verbs: RC QP, one signaled WR at a time, busy-polled CQ; prism: blocking prism_execute"],
        "rows": table}
 json.dump(doc, open(out + "/bench-rxe.json", "w"), indent=1)
 with open(out + "/bench-rxe.csv", "w") as c:
-    c.write("label,bytes,stack,op,median_us,p99_us,mean_us,min_us,max_us\n")
+    c.write("stack,op,bytes,n,median_us,p90_us,p99_us,mean_us,min_us,max_us\n")
     for (stack, op, size), v in sorted(R.items()):
-        c.write("%s,%d,%s,%s,%.2f,%.2f,%.2f,%.2f,%.2f\n" % (op, size, stack, op, v["median"], v["p99"], v["mean"], v["min"], v["max"]))
+        c.write("%s,%s,%d,%d,%.2f,%.2f,%.2f,%.2f,%.2f,%.2f\n" % (stack, op, size, v["n"], v["median"], v.get("p90", float("nan")), v["p99"], v["mean"], v["min"], v["max"]))
 with open(out + "/bench-rxe.dat", "w") as d:
-    d.write("label prism_med rxe_verbs_med rxe_perftest_med prism_p99 rxe_verbs_p99 rxe_perftest_p99\n")
+    d.write("# label prism_med rxe_verbs_med rxe_perftest_med prism_p99 rxe_verbs_p99 rxe_perftest_p99\n")
     for r, (label, pop, psz, rop, rsz) in zip(table, rows):
         vals = [g(("prism", pop, psz), "median"), g(("verbs", rop, rsz), "median"),
                 g(("perftest_rtt", rop, rsz), "median"),
@@ -345,35 +451,48 @@ with open(out + "/bench-rxe.dat", "w") as d:
         d.write('"%s %d" %s\n' % (label, psz, " ".join("%.2f" % x if x else "NaN" for x in vals)))
 f = lambda x: "%8.1f" % x if x else "       -"
 r = lambda x: "%7.3f" % x if x else "      -"
-print("PRISM vs rxe, %d iterations, microseconds (TCG guest: ~10x native), full round trips" % n)
-print("%-14s | %8s %8s | %8s %8s | %8s %8s | %7s %7s | %7s %7s" % (
+print("PRISM vs rxe, %d iterations after %d warm-up, microseconds (TCG guest), full round trips" % (n, w))
+print("%-14s | %8s %8s | %8s %8s | %8s %8s | %7s %7s %7s | %7s %7s" % (
     "op bytes", "PRISM", "p99", "verbs", "p99", "perftest", "p99",
-    "P/verbs", "p99", "P/perf", "p99"))
+    "P/verbs", "p90", "p99", "P/perf", "p99"))
 for t, (label, pop, psz, rop, rsz) in zip(table, rows):
-    print("%-14s | %s %s | %s %s | %s %s | %s %s | %s %s" % (
+    print("%-14s | %s %s | %s %s | %s %s | %s %s %s | %s %s" % (
         "%s %d" % (label, psz),
         f(g(("prism", pop, psz), "median")), f(g(("prism", pop, psz), "p99")),
         f(g(("verbs", rop, rsz), "median")), f(g(("verbs", rop, rsz), "p99")),
         f(g(("perftest_rtt", rop, rsz), "median")), f(g(("perftest_rtt", rop, rsz), "p99")),
-        r(t["ratio_median_vs_verbs"]), r(t["ratio_p99_vs_verbs"]),
+        r(t["ratio_median_vs_verbs"]), r(t["ratio_p90_vs_verbs"]), r(t["ratio_p99_vs_verbs"]),
         r(t["ratio_median_vs_perftest"]), r(t["ratio_p99_vs_perftest"])))
-print("ratios = PRISM / rxe (< 1: PRISM faster).  ptr+READ = PRISM READ|INDIRECT vs two dependent rxe READs.")
+print("medians and p99 in us; ratios = PRISM / rxe (< 1: PRISM faster).  ptr+READ = PRISM READ|INDIRECT vs two dependent rxe READs.")
 print("perftest WRITE = 2 x ib_write_lat's reported half round trip.")
 EOF
 
-gnuplot <<EOF 2>&1 | sed 's/^/rxe: gnuplot: /'
-set terminal pngcairo size 1000,560 noenhanced
-set output "$out/bench-rxe.png"
+# plot into the guest's tmpfs, then copy; one retry (a run once left an
+# empty PNG behind without any message)
+plot() {
+	gnuplot <<EOF 2>&1 | sed 's/^/rxe: gnuplot: /'
+set terminal pngcairo size 1200,600 noenhanced
+set output "$work/bench-rxe.png"
 set title "PRISM vs SoftRoCE (rxe) latency, median with p99 bar, $N iterations, TCG guest"
-set ylabel "microseconds (round trip)"
+set ylabel "microseconds, round trip (log scale)"
 set style data histogram
 set style histogram errorbars gap 2 lw 1
 set style fill solid 0.7 border -1
 set key top left
-set xtics rotate by -20
-set yrange [0:*]
+set xtics nomirror
+set logscale y
+set yrange [10:*]
 plot "$out/bench-rxe.dat" using 2:2:5:xtic(1) title "PRISM" lc rgb "#1f77b4", \
      "" using 3:3:6 title "rxe (verbs program)" lc rgb "#d62728", \
      "" using 4:4:7 title "rxe (perftest)" lc rgb "#ff7f0e"
+unset output
 EOF
+}
+for try in 1 2; do
+	rm -f "$work/bench-rxe.png"
+	plot
+	[ -s "$work/bench-rxe.png" ] && break
+	log "gnuplot left no image (attempt $try)"
+done
+cp "$work/bench-rxe.png" "$out/bench-rxe.png" 2>/dev/null
 log "results: $out/bench-rxe.json $out/bench-rxe.csv $out/bench-rxe.png $probe"

@@ -25,9 +25,15 @@
  *   rxe_lat prism-client IF INFO N WARMUP
  *   rxe_lat verbs-server DEV GIDX INFO PEER READY
  *   rxe_lat verbs-client DEV GIDX INFO PEER READY N WARMUP
+ *   rxe_lat pair-client IF PINFO DEV GIDX VINFO VPEER VREADY N WARMUP
+ *           (both clients in one process, interleaved op by op: what
+ *            rxe.sh uses)
+ *   rxe_lat tsc-mhz       (x86: TSC ticks per microsecond of CLOCK_MONOTONIC
+ *                          on the CPU it runs on; run it pinned)
  *
  * Clients print one line per operation:
- *   RESULT stack op bytes n median_us p99_us mean_us min_us max_us
+ *   RESULT stack op bytes n median_us p99_us mean_us min_us max_us p90_us
+ * (pXX = the smallest sample with at least XX% of the samples <= it)
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -139,7 +145,7 @@ static int cmp_double(const void *a, const void *b)
 static void report(const char *stack, const char *op, unsigned int bytes,
 		   double *v, long n)
 {
-	double mean = 0, med, p99;
+	double mean = 0, med, p90, p99;
 	long i;
 
 	qsort(v, (size_t)n, sizeof(double), cmp_double);
@@ -147,9 +153,10 @@ static void report(const char *stack, const char *op, unsigned int bytes,
 		mean += v[i];
 	mean /= (double)n;
 	med = n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+	p90 = v[(n * 90 + 99) / 100 - 1];
 	p99 = v[(n * 99 + 99) / 100 - 1];
-	printf("RESULT %s %s %u %ld %.2f %.2f %.2f %.2f %.2f\n", stack, op, bytes,
-	       n, med, p99, mean, v[0], v[n - 1]);
+	printf("RESULT %s %s %u %ld %.2f %.2f %.2f %.2f %.2f %.2f\n", stack, op,
+	       bytes, n, med, p99, mean, v[0], v[n - 1], p90);
 	fflush(stdout);
 }
 
@@ -282,41 +289,48 @@ static const char *const op_name[] = { "read", "read", "write", "write", "cas",
 static const unsigned int op_bytes[] = { 8, VAL_SIZE, 8, VAL_SIZE, 8, VAL_SIZE,
 					 VAL_SIZE };
 
-static int prism_client(int argc, char **argv)
+/* Open a PRISM socket on IF and aim it at the server described by INFO. */
+static void prism_connect(struct pctx *p, const char *ifname, const char *info)
 {
 	struct timeval tv = { .tv_sec = 5 };
 	char key[64], val[128];
-	struct pctx p = { 0 };
 	__u8 mac[6] = { 0 };
-	long n, w, it;
-	double *v;
 	__u32 ep = 0;
 	FILE *f;
-	int op;
 
-	if (argc < 5)
-		die("usage: prism-client IF INFO N WARMUP", EINVAL);
-	n = strtol(argv[3], NULL, 0);
-	w = strtol(argv[4], NULL, 0);
-	f = fopen(argv[2], "r");
+	f = fopen(info, "r");
 	if (!f)
-		die(argv[2], errno);
+		die(info, errno);
 	while (fscanf(f, "%63s %127s", key, val) == 2) {
 		if (!strcmp(key, "mac"))
 			prism_parse_mac(val, mac);
 		else if (!strcmp(key, "ep"))
 			ep = (__u32)strtoul(val, NULL, 0);
 		else if (!strcmp(key, "rkey"))
-			p.rkey = strtoull(val, NULL, 0);
+			p->rkey = strtoull(val, NULL, 0);
 		else if (!strcmp(key, "base"))
-			p.base = strtoull(val, NULL, 0);
+			p->base = strtoull(val, NULL, 0);
 	}
 	fclose(f);
-	p.fd = prism_open(argv[1], 0, 0);
-	if (p.fd < 0)
-		die("prism_open", p.fd);
-	setsockopt(p.fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
-	prism_addr_init(&p.dst, mac, ep);
+	p->fd = prism_open(ifname, 0, 0);
+	if (p->fd < 0)
+		die("prism_open", p->fd);
+	setsockopt(p->fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
+	prism_addr_init(&p->dst, mac, ep);
+}
+
+static int prism_client(int argc, char **argv)
+{
+	struct pctx p = { 0 };
+	long n, w, it;
+	double *v;
+	int op;
+
+	if (argc < 5)
+		die("usage: prism-client IF INFO N WARMUP", EINVAL);
+	n = strtol(argv[3], NULL, 0);
+	w = strtol(argv[4], NULL, 0);
+	prism_connect(&p, argv[1], argv[2]);
 	v = calloc((size_t)n, sizeof(double));
 	if (!v)
 		die("calloc", ENOMEM);
@@ -599,6 +613,96 @@ static int verbs_client(int argc, char **argv)
 	return 0;
 }
 
+/* ---------------------------------------------------------------- TSC */
+
+/*
+ * perftest times with the TSC and converts with a "cpu MHz" it derives
+ * itself; in the TCG guest that derivation fails (see rxe.sh), so rxe.sh
+ * asks perftest for raw cycles (-C) and converts them with this number,
+ * measured against CLOCK_MONOTONIC on the same (pinned) CPU: the median of
+ * 9 windows of 50 ms.
+ */
+static int tsc_mhz(void)
+{
+#if defined(__x86_64__) || defined(__i386__)
+	double r[9], t0, t1;
+	unsigned int lo, hi;
+	__u64 c0, c1;
+	int i;
+
+	for (i = 0; i < 9; i++) {
+		t0 = now_us();
+		__asm__ __volatile__("rdtsc" : "=a"(lo), "=d"(hi));
+		c0 = ((__u64)hi << 32) | lo;
+		do
+			t1 = now_us();
+		while (t1 - t0 < 50000);
+		__asm__ __volatile__("rdtsc" : "=a"(lo), "=d"(hi));
+		c1 = ((__u64)hi << 32) | lo;
+		r[i] = (double)(c1 - c0) / (t1 - t0);
+	}
+	qsort(r, 9, sizeof(double), cmp_double);
+	printf("%.3f %.3f %.3f\n", r[4], r[0], r[8]);
+	return 0;
+#else
+	fprintf(stderr, "rxe_lat: tsc-mhz: x86 only\n");
+	return 1;
+#endif
+}
+
+/*
+ * Both stacks from one process, interleaved operation by operation (the
+ * order rotates every iteration), so that whatever the host does to the
+ * guest while an op type is measured hits PRISM and rxe alike.  The
+ * dependent-read row runs three series side by side: rxe's two dependent
+ * READs, PRISM's two dependent READs and PRISM's one READ|INDIRECT, so
+ * that the indirect READ pays the same interleaving cost as the others.
+ */
+static int pair_client(int argc, char **argv)
+{
+	struct vctx v = { 0 };
+	struct pctx p = { 0 };
+	double *t[3], d;
+	long n, w, it;
+	int op, j, k, which;
+
+	if (argc < 10)
+		die("usage: pair-client IF PINFO DEV GIDX VINFO VPEER VREADY N WARMUP",
+		    EINVAL);
+	n = strtol(argv[8], NULL, 0);
+	w = strtol(argv[9], NULL, 0);
+	prism_connect(&p, argv[1], argv[2]);
+	verbs_setup(&v, argv[3], atoi(argv[4]));
+	verbs_write_info(&v, argv[5]);
+	verbs_connect(&v, argv[6]);
+	wait_file(argv[7]);
+	for (j = 0; j < 3; j++) {
+		t[j] = calloc((size_t)n, sizeof(double));
+		if (!t[j])
+			die("calloc", ENOMEM);
+	}
+	for (op = 0; op < 6; op++) {
+		k = op == 5 ? 3 : 2;
+		for (it = 0; it < w + n; it++) {
+			for (j = 0; j < k; j++) {
+				/* 0: verbs op, 1: PRISM op, 2: PRISM indirect READ */
+				which = (int)((it + j) % k);
+				if (which == 0)
+					d = verbs_op(&v, op, it);
+				else
+					d = prism_op(&p, which == 1 ? op : 6, it);
+				if (it >= w)
+					t[which][it - w] = d;
+			}
+		}
+		report("verbs", op_name[op], op_bytes[op], t[0], n);
+		report("prism", op_name[op], op_bytes[op], t[1], n);
+		if (op == 5)
+			report("prism", op_name[6], op_bytes[6], t[2], n);
+	}
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	if (argc >= 2 && !strcmp(argv[1], "prism-server"))
@@ -609,7 +713,11 @@ int main(int argc, char **argv)
 		return verbs_server(argc - 1, argv + 1);
 	if (argc >= 2 && !strcmp(argv[1], "verbs-client"))
 		return verbs_client(argc - 1, argv + 1);
-	fprintf(stderr, "usage: %s prism-server|prism-client|verbs-server|verbs-client ...\n",
+	if (argc >= 2 && !strcmp(argv[1], "pair-client"))
+		return pair_client(argc - 1, argv + 1);
+	if (argc >= 2 && !strcmp(argv[1], "tsc-mhz"))
+		return tsc_mhz();
+	fprintf(stderr, "usage: %s prism-server|prism-client|verbs-server|verbs-client|pair-client|tsc-mhz ...\n",
 		argv[0]);
 	return 2;
 }
