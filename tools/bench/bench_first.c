@@ -28,94 +28,34 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
 #include <sys/socket.h>
 #include <sys/time.h>
-#include <sys/utsname.h>
-#include <time.h>
 #include <unistd.h>
 
-#include "liburing-prism.h"
+#include "bench_prism.h"
 
 #define VAL_SIZE	512u
 #define NVALS		64u
 #define REGION_LEN	(64u * 1024)
 #define VAL_OFF		4096u		/* values; pointer table at 0 */
 
-static unsigned char val_byte(unsigned int k, unsigned int i)
+/* Pointer table at 0 (slot k -> value k), values at VAL_OFF. */
+static void fill_region(unsigned char *mem)
 {
-	return (unsigned char)(k * 31 + i * 7 + 3);
-}
-
-static void die(const char *what, int err)
-{
-	fprintf(stderr, "bench_first: %s: %s\n", what, strerror(err < 0 ? -err : err));
-	exit(1);
-}
-
-static int write_atomic(const char *path, const char *text)
-{
-	char tmp[4096];
-	FILE *f;
-
-	snprintf(tmp, sizeof(tmp), "%s.tmp", path);
-	f = fopen(tmp, "w");
-	if (!f)
-		return -errno;
-	fputs(text, f);
-	if (fclose(f) || rename(tmp, path))
-		return -errno;
-	return 0;
-}
-
-static double now_us(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec * 1e6 + ts.tv_nsec / 1e3;
-}
-
-/* Server: pointer table at 0 (slot k -> value k), values at VAL_OFF. */
-static int prism_server(int argc, char **argv)
-{
-	struct sockaddr_prism me;
-	unsigned char *mem;
-	char text[512], mac[18];
 	unsigned int k, i;
-	__u64 rkey;
-	int fd, err;
 
-	if (argc < 4)
-		die("usage: prism-server IF EP INFO", EINVAL);
-	fd = prism_open(argv[1], 0, (__u32)strtoul(argv[2], NULL, 0));
-	if (fd < 0)
-		die("prism_open", fd);
-	mem = mmap(NULL, REGION_LEN, PROT_READ | PROT_WRITE,
-		   MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-	if (mem == MAP_FAILED)
-		die("mmap", errno);
 	for (k = 0; k < NVALS; k++) {
 		prism_put_le64(mem + 8 * k,
 			       (__u64)(uintptr_t)(mem + VAL_OFF + k * VAL_SIZE));
 		for (i = 0; i < VAL_SIZE; i++)
 			mem[VAL_OFF + k * VAL_SIZE + i] = val_byte(k, i);
 	}
-	err = prism_reg_mr(fd, mem, REGION_LEN, PRISM_ACCESS_REMOTE_READ, &rkey);
-	if (err)
-		die("REG_MR", err);
-	err = prism_local_addr(fd, &me);
-	if (err)
-		die("getsockname", err);
-	snprintf(text, sizeof(text), "mac %s\nep %u\nrkey 0x%llx\nbase 0x%llx\n",
-		 prism_format_mac(me.sprism_mac, mac), me.sprism_ep,
-		 (unsigned long long)rkey, (unsigned long long)(uintptr_t)mem);
-	err = write_atomic(argv[3], text);
-	if (err)
-		die("info file", err);
-	for (;;)
-		pause();
-	return 0;
+}
+
+static int prism_server(int argc, char **argv)
+{
+	return serve_region(argc, argv, REGION_LEN, PRISM_ACCESS_REMOTE_READ,
+			    fill_region);
 }
 
 /* UDP server: request = 8-byte key, response = the 512-byte value. */
@@ -157,33 +97,6 @@ struct series {
 	double *v;
 	unsigned long n;
 };
-
-static int cmp_double(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-
-	return x < y ? -1 : x > y;
-}
-
-struct summary {
-	double median, p99, mean, min, max;
-};
-
-static struct summary summarize(struct series *s)
-{
-	struct summary r = { 0 };
-	unsigned long i;
-
-	qsort(s->v, s->n, sizeof(double), cmp_double);
-	for (i = 0; i < s->n; i++)
-		r.mean += s->v[i];
-	r.mean /= (double)s->n;
-	r.median = s->n % 2 ? s->v[s->n / 2] : (s->v[s->n / 2 - 1] + s->v[s->n / 2]) / 2;
-	r.p99 = s->v[(s->n * 99 + 99) / 100 - 1];
-	r.min = s->v[0];
-	r.max = s->v[s->n - 1];
-	return r;
-}
 
 static int check_value(const unsigned char *p, __u32 len, unsigned int k)
 {
@@ -291,12 +204,10 @@ static int client(int argc, char **argv)
 	struct series s[3] = { { "prism_indirect_read", NULL, 0 },
 			       { "prism_two_reads", NULL, 0 },
 			       { "udp_rpc", NULL, 0 } };
-	struct summary r[3];
+	struct lat_summary r[3];
 	struct timeval tv = { .tv_sec = 5 };
-	char key[64], val[128], *colon;
-	__u8 mac[6] = { 0 };
-	__u32 ep = 0;
-	__u64 rkey = 0, base = 0;
+	struct server_info si;
+	char *colon;
 	int fd, ufd, ch, j;
 	FILE *f;
 
@@ -314,25 +225,11 @@ static int client(int argc, char **argv)
 	if (!ifname || !info || !udp || n < 1 || warmup < 0)
 		die("usage: client --if IF --info INFO --udp IP:PORT [--n N] [--warmup W] [--json F]",
 		    EINVAL);
-	f = fopen(info, "r");
-	if (!f)
-		die(info, errno);
-	while (fscanf(f, "%63s %127s", key, val) == 2) {
-		if (!strcmp(key, "mac"))
-			prism_parse_mac(val, mac);
-		else if (!strcmp(key, "ep"))
-			ep = (__u32)strtoul(val, NULL, 0);
-		else if (!strcmp(key, "rkey"))
-			rkey = strtoull(val, NULL, 0);
-		else if (!strcmp(key, "base"))
-			base = strtoull(val, NULL, 0);
-	}
-	fclose(f);
+	si = read_server(info, &dst);
 	fd = prism_open(ifname, 0, 0);
 	if (fd < 0)
 		die("prism_open", fd);
 	setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
-	prism_addr_init(&dst, mac, ep);
 
 	colon = strchr(udp, ':');
 	if (!colon)
@@ -352,7 +249,7 @@ static int client(int argc, char **argv)
 	}
 	for (it = 0; it < warmup + n; it++) {
 		unsigned int k = (unsigned int)(it % NVALS);
-		__u64 slot = base + 8ull * k;
+		__u64 slot = si.base + 8ull * k;
 		double d[3];
 
 		/*
@@ -363,10 +260,10 @@ static int client(int argc, char **argv)
 		for (j = 0; j < 3; j++) {
 			switch ((it + j) % 3) {
 			case 0:
-				d[0] = run_indirect(fd, &dst, rkey, slot, k, it);
+				d[0] = run_indirect(fd, &dst, si.rkey, slot, k, it);
 				break;
 			case 1:
-				d[1] = run_two_reads(fd, &dst, rkey, slot, k, it);
+				d[1] = run_two_reads(fd, &dst, si.rkey, slot, k, it);
 				break;
 			default:
 				d[2] = run_udp(ufd, k);
@@ -379,7 +276,7 @@ static int client(int argc, char **argv)
 				s[j].v[s[j].n++] = d[j];
 	}
 	for (j = 0; j < 3; j++)
-		r[j] = summarize(&s[j]);
+		r[j] = lat_summarize(s[j].v, s[j].n);
 
 	printf("first benchmark: %u-byte value behind a pointer, %ld iterations (+%ld warm-up)\n",
 	       VAL_SIZE, n, warmup);
@@ -394,13 +291,7 @@ static int client(int argc, char **argv)
 	printf("  ratio indirect / UDP (min):          %.3f\n", r[0].min / r[2].min);
 
 	if (json) {
-		struct utsname u;
-
-		uname(&u);
-		f = fopen(json, "w");
-		if (!f)
-			die(json, errno);
-		fprintf(f, "{\n  \"benchmark\": \"first\",\n  \"kernel\": \"%s\",\n", u.release);
+		f = json_open(json, "first");
 		fprintf(f, "  \"value_size\": %u,\n  \"iterations\": %ld,\n  \"warmup\": %ld,\n",
 			VAL_SIZE, n, warmup);
 		fprintf(f, "  \"unit\": \"us\",\n  \"results\": {\n");
@@ -415,20 +306,18 @@ static int client(int argc, char **argv)
 		fprintf(f, "    \"indirect_over_udp_min\": %.4f,\n", r[0].min / r[2].min);
 		fprintf(f, "    \"indirect_over_two_reads_p99\": %.4f,\n", r[0].p99 / r[1].p99);
 		fprintf(f, "    \"indirect_over_udp_p99\": %.4f\n  }\n}\n", r[0].p99 / r[2].p99);
-		if (fclose(f))
-			die(json, errno);
+		close_or_die(f, json);
 	}
 	return 0;
 }
 
 int main(int argc, char **argv)
 {
-	if (argc >= 2 && !strcmp(argv[1], "prism-server"))
-		return prism_server(argc - 1, argv + 1);
-	if (argc >= 2 && !strcmp(argv[1], "udp-server"))
-		return udp_server(argc - 1, argv + 1);
-	if (argc >= 2 && !strcmp(argv[1], "client"))
-		return client(argc - 1, argv + 1);
-	fprintf(stderr, "usage: %s prism-server|udp-server|client ...\n", argv[0]);
-	return 2;
+	static const struct subcommand cmds[] = {
+		{ "prism-server", prism_server },
+		{ "udp-server", udp_server },
+		{ "client", client },
+	};
+
+	return run_subcommand(argc, argv, cmds, sizeof(cmds) / sizeof(cmds[0]));
 }

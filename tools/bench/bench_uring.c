@@ -30,49 +30,26 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
 #include <sys/socket.h>
 #include <sys/time.h>
-#include <sys/utsname.h>
-#include <time.h>
 #include <unistd.h>
 
-#include "liburing-prism.h"
+#include "bench_prism.h"
 
 #define VAL_SIZE	512u
 #define NVALS		64u
 #define CAS_OFF		(NVALS * VAL_SIZE)	/* one 8-byte counter per slot */
 #define REGION_LEN	(64u * 1024)
-#define NSLOTS		128u			/* slot: low 8 bits of user_data */
+#define NSLOTS		BENCH_NSLOTS	/* slot: low 8 bits of user_data */
 #define MAX_DEPTH	64u
 #define RING_ENTRIES	128u
 #define OUT_SIZE	2048u
-#define MAX_ROUNDS	100
 #define WAIT_MS		5000
 
 enum kind { K_SYNC, K_RING };
 enum opk { OP_READ, OP_CAS, NOPK };
 
 static const char *const op_names[NOPK] = { "read512", "cas8" };
-
-struct mode {
-	const char	*name;
-	enum kind	kind;
-	unsigned int	depth;
-	double		*v;		/* latencies, us */
-	unsigned long	n;
-	double		busy_us;	/* recorded segments, wall clock */
-	double		seg_ops[MAX_ROUNDS];	/* ops/s of each recorded segment */
-	unsigned int	nseg;
-};
-
-/*
- * ops_s: all recorded ops / their wall time; ops_seg: median over the
- * rounds of each segment's ops/s (robust against stalls of a loaded host).
- */
-struct summary {
-	double ops_s, ops_seg, mean, p50, p99, min, max;
-};
 
 struct client {
 	int			sfd;		/* sync modes */
@@ -81,88 +58,28 @@ struct client {
 	struct sockaddr_prism	dst;
 	__u64			rkey, base;
 	enum opk		op;
-	unsigned int		free_slots[NSLOTS];
-	unsigned int		nfree;
+	struct slot_pool	slots;
 	int			busy[NSLOTS];
 	__u32			gen[NSLOTS];
 	__u64			cas_val[NSLOTS];
-	double			t_start[NSLOTS];
 	_Alignas(8) unsigned char out[OUT_SIZE];
 };
 
-static unsigned char val_byte(unsigned int k, unsigned int i)
-{
-	return (unsigned char)(k * 31 + i * 7 + 3);
-}
-
-static void die(const char *what, int err)
-{
-	fprintf(stderr, "bench_uring: %s: %s\n", what, strerror(err < 0 ? -err : err));
-	exit(1);
-}
-
-static double now_us(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec * 1e6 + ts.tv_nsec / 1e3;
-}
-
-static int write_atomic(const char *path, const char *text)
-{
-	char tmp[4096];
-	FILE *f;
-
-	snprintf(tmp, sizeof(tmp), "%s.tmp", path);
-	f = fopen(tmp, "w");
-	if (!f)
-		return -errno;
-	fputs(text, f);
-	if (fclose(f) || rename(tmp, path))
-		return -errno;
-	return 0;
-}
-
 /* Values at 0, one CAS counter per slot at CAS_OFF (all zero). */
-static int prism_server(int argc, char **argv)
+static void fill_region(unsigned char *mem)
 {
-	struct sockaddr_prism me;
-	unsigned char *mem;
-	char text[512], mac[18];
 	unsigned int k, i;
-	__u64 rkey;
-	int fd, err;
 
-	if (argc < 4)
-		die("usage: prism-server IF EP INFO", EINVAL);
-	fd = prism_open(argv[1], 0, (__u32)strtoul(argv[2], NULL, 0));
-	if (fd < 0)
-		die("prism_open", fd);
-	mem = mmap(NULL, REGION_LEN, PROT_READ | PROT_WRITE,
-		   MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-	if (mem == MAP_FAILED)
-		die("mmap", errno);
 	for (k = 0; k < NVALS; k++)
 		for (i = 0; i < VAL_SIZE; i++)
 			mem[k * VAL_SIZE + i] = val_byte(k, i);
-	err = prism_reg_mr(fd, mem, REGION_LEN,
-			   PRISM_ACCESS_REMOTE_READ | PRISM_ACCESS_REMOTE_ATOMIC,
-			   &rkey);
-	if (err)
-		die("REG_MR", err);
-	err = prism_local_addr(fd, &me);
-	if (err)
-		die("getsockname", err);
-	snprintf(text, sizeof(text), "mac %s\nep %u\nrkey 0x%llx\nbase 0x%llx\n",
-		 prism_format_mac(me.sprism_mac, mac), me.sprism_ep,
-		 (unsigned long long)rkey, (unsigned long long)(uintptr_t)mem);
-	err = write_atomic(argv[3], text);
-	if (err)
-		die("info file", err);
-	for (;;)
-		pause();
-	return 0;
+}
+
+static int prism_server(int argc, char **argv)
+{
+	return serve_region(argc, argv, REGION_LEN,
+			    PRISM_ACCESS_REMOTE_READ | PRISM_ACCESS_REMOTE_ATOMIC,
+			    fill_region);
 }
 
 /* Build the chain of slot's next op (user_data: generation << 8 | slot). */
@@ -218,15 +135,17 @@ static unsigned int check_completion(struct client *cl,
 	return slot;
 }
 
-static void start_op(struct client *cl, enum kind k, unsigned int slot)
+/* pipeline_ops.start */
+static void start_op(void *ctx, int k, unsigned int slot)
 {
+	struct client *cl = ctx;
 	_Alignas(8) unsigned char cb[256];
 	struct prism_chain_buf c;
 	int err;
 
 	build_chain(cl, slot, &c, cb, sizeof(cb));
 	cl->busy[slot] = 1;
-	cl->t_start[slot] = now_us();
+	cl->slots.t_start[slot] = now_us();
 	if (k == K_SYNC)
 		err = prism_submit(cl->sfd, &cl->dst, &c);
 	else
@@ -235,9 +154,10 @@ static void start_op(struct client *cl, enum kind k, unsigned int slot)
 		die(k == K_SYNC ? "prism_submit" : "prism_ring_queue", err);
 }
 
-/* Wait for at least one completion; their slots go to done[]. */
-static unsigned int wait_some(struct client *cl, enum kind k, unsigned int *done)
+/* pipeline_ops.wait: at least one completion; their slots go to done[]. */
+static unsigned int wait_some(void *ctx, int k, unsigned int *done)
 {
+	struct client *cl = ctx;
 	struct prism_ring_cqe ev[MAX_DEPTH];
 	unsigned int nd = 0;
 	ssize_t n;
@@ -266,8 +186,8 @@ static unsigned int wait_some(struct client *cl, enum kind k, unsigned int *done
 }
 
 /* One blocking prism_execute(); returns nothing, records like the rest. */
-static void run_execute(struct client *cl, struct mode *m, unsigned long nops,
-			int record)
+static void run_execute(struct client *cl, struct bench_mode *m,
+			unsigned long nops, int record)
 {
 	_Alignas(8) unsigned char cb[256];
 	struct prism_chain_buf c;
@@ -277,7 +197,7 @@ static void run_execute(struct client *cl, struct mode *m, unsigned long nops,
 	ssize_t n;
 
 	for (i = 0; i < nops; i++) {
-		slot = cl->free_slots[cl->nfree - 1];
+		slot = cl->slots.free[cl->slots.nfree - 1];
 		build_chain(cl, slot, &c, cb, sizeof(cb));
 		cl->busy[slot] = 1;
 		t = now_us();
@@ -288,78 +208,25 @@ static void run_execute(struct client *cl, struct mode *m, unsigned long nops,
 		if (record)
 			m->v[m->n++] = now_us() - t;
 	}
-	if (record) {
-		t = now_us() - t0;
-		m->busy_us += t;
-		m->seg_ops[m->nseg++] = (double)nops / (t / 1e6);
-	}
+	if (record)
+		mode_segment_done(m, nops, t0);
 }
 
-/* nops chains with m->depth in flight; recorded unless warm-up. */
-static void run_segment(struct client *cl, struct mode *m, unsigned long nops,
+static const struct pipeline_ops pipeline = { start_op, wait_some };
+
+/* run_segment_fn: nops chains with m->depth in flight; recorded unless warm-up. */
+static void run_segment(void *ctx, struct bench_mode *m, unsigned long nops,
 			int record)
 {
-	unsigned long issued = 0, completed = 0;
-	unsigned int done[MAX_DEPTH], inflight = 0, nd, i, slot;
-	double t0, t;
+	struct client *cl = ctx;
 
-	if (m->kind == K_SYNC && m->depth == 1) {
+	if (m->kind == K_SYNC && m->depth == 1)
 		run_execute(cl, m, nops, record);
-		return;
-	}
-	t0 = now_us();
-	while (completed < nops) {
-		while (inflight < m->depth && issued < nops) {
-			slot = cl->free_slots[--cl->nfree];
-			start_op(cl, m->kind, slot);
-			inflight++;
-			issued++;
-		}
-		nd = wait_some(cl, m->kind, done);
-		t = now_us();
-		for (i = 0; i < nd; i++) {
-			if (record)
-				m->v[m->n++] = t - cl->t_start[done[i]];
-			cl->free_slots[cl->nfree++] = done[i];
-		}
-		inflight -= nd;
-		completed += nd;
-	}
-	if (record) {
-		t = now_us() - t0;
-		m->busy_us += t;
-		m->seg_ops[m->nseg++] = (double)nops / (t / 1e6);
-	}
+	else
+		run_pipelined(&cl->slots, &pipeline, cl, m, nops, record);
 }
 
-static int cmp_double(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-
-	return x < y ? -1 : x > y;
-}
-
-static struct summary summarize(struct mode *m)
-{
-	struct summary s = { 0 };
-	unsigned long i;
-
-	qsort(m->v, m->n, sizeof(double), cmp_double);
-	for (i = 0; i < m->n; i++)
-		s.mean += m->v[i];
-	s.mean /= (double)m->n;
-	s.p50 = m->v[(m->n - 1) / 2];
-	s.p99 = m->v[(m->n * 99 + 99) / 100 - 1];
-	s.min = m->v[0];
-	s.max = m->v[m->n - 1];
-	s.ops_s = (double)m->n / (m->busy_us / 1e6);
-	qsort(m->seg_ops, m->nseg, sizeof(double), cmp_double);
-	s.ops_seg = m->nseg % 2 ? m->seg_ops[m->nseg / 2] :
-		    (m->seg_ops[m->nseg / 2 - 1] + m->seg_ops[m->nseg / 2]) / 2;
-	return s;
-}
-
-static struct mode modes[] = {
+static struct bench_mode modes[] = {
 	{ .name = "sync_d1", .kind = K_SYNC, .depth = 1 },
 	{ .name = "sync_d64", .kind = K_SYNC, .depth = 64 },
 	{ .name = "ring_d1", .kind = K_RING, .depth = 1 },
@@ -367,30 +234,6 @@ static struct mode modes[] = {
 };
 
 #define NMODES	(sizeof(modes) / sizeof(modes[0]))
-
-static void read_info(const char *info, struct client *cl)
-{
-	char key[64], val[128];
-	__u8 mac[6] = { 0 };
-	__u32 ep = 0;
-	FILE *f;
-
-	f = fopen(info, "r");
-	if (!f)
-		die(info, errno);
-	while (fscanf(f, "%63s %127s", key, val) == 2) {
-		if (!strcmp(key, "mac"))
-			prism_parse_mac(val, mac);
-		else if (!strcmp(key, "ep"))
-			ep = (__u32)strtoul(val, NULL, 0);
-		else if (!strcmp(key, "rkey"))
-			cl->rkey = strtoull(val, NULL, 0);
-		else if (!strcmp(key, "base"))
-			cl->base = strtoull(val, NULL, 0);
-	}
-	fclose(f);
-	prism_addr_init(&cl->dst, mac, ep);
-}
 
 /* Retransmissions, NACKs and drops of both client sockets. */
 static struct prism_stats client_stats(const struct client *cl)
@@ -408,19 +251,13 @@ static struct prism_stats client_stats(const struct client *cl)
 	return a;
 }
 
-static void write_json(const char *json, struct summary sum[NOPK][NMODES],
+static void write_json(const char *json, struct mode_summary sum[NOPK][NMODES],
 		       unsigned long per_mode, long rounds, long warmup,
 		       int multishot, const struct prism_stats *st)
 {
-	struct utsname u;
+	FILE *f = json_open(json, "uring");
 	unsigned int o, j;
-	FILE *f;
 
-	uname(&u);
-	f = fopen(json, "w");
-	if (!f)
-		die(json, errno);
-	fprintf(f, "{\n  \"benchmark\": \"uring\",\n  \"kernel\": \"%s\",\n", u.release);
 	fprintf(f, "  \"chains_per_mode\": %lu,\n  \"rounds\": %ld,\n  \"warmup_per_segment\": %ld,\n",
 		per_mode, rounds, warmup);
 	fprintf(f, "  \"ring_multishot_recv\": %s,\n", multishot ? "true" : "false");
@@ -432,14 +269,13 @@ static void write_json(const char *json, struct summary sum[NOPK][NMODES],
 	for (o = 0; o < NOPK; o++) {
 		fprintf(f, "    \"%s\": {\n", op_names[o]);
 		for (j = 0; j < NMODES; j++) {
-			struct summary *x = &sum[o][j];
+			struct mode_summary *x = &sum[o][j];
 
-			fprintf(f, "      \"%s\": {\"depth\": %u, \"ops_per_s\": %.0f, \"ops_per_s_segment_median\": %.0f, \"mean\": %.2f, \"p50\": %.2f, \"p99\": %.2f, \"min\": %.2f, \"max\": %.2f, \"ops_over_sync_d1\": %.4f, \"segment_ops_over_sync_d1\": %.4f, \"p50_over_sync_d1\": %.4f}%s\n",
-				modes[j].name, modes[j].depth, x->ops_s, x->ops_seg,
-				x->mean, x->p50, x->p99, x->min, x->max,
+			json_mode_fields(f, &modes[j], x);
+			fprintf(f, ", \"ops_over_sync_d1\": %.4f, \"segment_ops_over_sync_d1\": %.4f, \"p50_over_sync_d1\": %.4f}%s\n",
 				x->ops_s / sum[o][0].ops_s,
 				x->ops_seg / sum[o][0].ops_seg,
-				x->p50 / sum[o][0].p50, j + 1 < NMODES ? "," : "");
+				x->lat.p50 / sum[o][0].lat.p50, j + 1 < NMODES ? "," : "");
 		}
 		fprintf(f, "    }%s\n", o + 1 < NOPK ? "," : "");
 	}
@@ -452,15 +288,15 @@ static void write_json(const char *json, struct summary sum[NOPK][NMODES],
 			sum[o][3].ops_s / sum[o][1].ops_s,
 			sum[o][3].ops_s / sum[o][0].ops_s,
 			sum[o][1].ops_s / sum[o][0].ops_s,
-			sum[o][2].p50 / sum[o][0].p50, sum[o][3].p50 / sum[o][1].p50,
+			sum[o][2].lat.p50 / sum[o][0].lat.p50,
+			sum[o][3].lat.p50 / sum[o][1].lat.p50,
 			o + 1 < NOPK ? "," : "");
 	fprintf(f, "  }\n}\n");
-	if (fclose(f))
-		die(json, errno);
+	close_or_die(f, json);
 }
 
 /* gnuplot input: one row per mode, columns per op. */
-static void write_plot(const char *path, struct summary sum[NOPK][NMODES])
+static void write_plot(const char *path, struct mode_summary sum[NOPK][NMODES])
 {
 	unsigned int j;
 	FILE *f = fopen(path, "w");
@@ -471,10 +307,9 @@ static void write_plot(const char *path, struct summary sum[NOPK][NMODES])
 	for (j = 0; j < NMODES; j++)
 		fprintf(f, "%s %.3f %.3f %.1f %.1f %.1f %.1f\n", modes[j].name,
 			sum[OP_READ][j].ops_seg / 1000, sum[OP_CAS][j].ops_seg / 1000,
-			sum[OP_READ][j].p50, sum[OP_CAS][j].p50,
-			sum[OP_READ][j].p99, sum[OP_CAS][j].p99);
-	if (fclose(f))
-		die(path, errno);
+			sum[OP_READ][j].lat.p50, sum[OP_CAS][j].lat.p50,
+			sum[OP_READ][j].lat.p99, sum[OP_CAS][j].lat.p99);
+	close_or_die(f, path);
 }
 
 static int client(int argc, char **argv)
@@ -490,10 +325,11 @@ static int client(int argc, char **argv)
 		{ NULL, 0, NULL, 0 },
 	};
 	const char *ifname = NULL, *info = NULL, *json = NULL, *plot = NULL;
-	long n = 4000, warmup = 50, rounds = 5, r;
-	struct summary sum[NOPK][NMODES];
+	long n = 4000, warmup = 50, rounds = 5;
+	struct mode_summary sum[NOPK][NMODES];
 	struct timeval tv = { .tv_sec = 5 };
 	static struct client cl;
+	struct server_info si;
 	struct prism_stats st;
 	unsigned long per;
 	unsigned int o, j;
@@ -511,12 +347,14 @@ static int client(int argc, char **argv)
 		default: return 2;
 		}
 	}
-	if (!ifname || !info || rounds < 1 || rounds > MAX_ROUNDS || n < rounds ||
-	    warmup < 0)
+	if (!ifname || !info || rounds < 1 || rounds > BENCH_MAX_ROUNDS ||
+	    n < rounds || warmup < 0)
 		die("usage: client --if IF --info INFO [--n N] [--warmup W] [--rounds R] [--json F] [--plot F]",
 		    EINVAL);
 	per = (unsigned long)(n / rounds);
-	read_info(info, &cl);
+	si = read_server(info, &cl.dst);
+	cl.rkey = si.rkey;
+	cl.base = si.base;
 	cl.sfd = prism_open(ifname, 0, 0);
 	if (cl.sfd < 0)
 		die("prism_open", cl.sfd);
@@ -527,32 +365,13 @@ static int client(int argc, char **argv)
 	err = prism_ring_init(&cl.ring, cl.rfd, RING_ENTRIES, 0, 0, 0);
 	if (err)
 		die("prism_ring_init", err);
-	for (j = 0; j < NSLOTS; j++)
-		cl.free_slots[j] = NSLOTS - 1 - j;
-	cl.nfree = NSLOTS;
-	for (j = 0; j < NMODES; j++) {
-		modes[j].v = calloc((size_t)per * (size_t)rounds, sizeof(double));
-		if (!modes[j].v)
-			die("calloc", ENOMEM);
-	}
+	slot_pool_init(&cl.slots);
+	modes_alloc(modes, NMODES, per, rounds);
 
 	for (o = 0; o < NOPK; o++) {
 		cl.op = (enum opk)o;
-		for (j = 0; j < NMODES; j++) {
-			modes[j].n = 0;
-			modes[j].nseg = 0;
-			modes[j].busy_us = 0;
-		}
-		for (r = 0; r < rounds; r++) {
-			for (j = 0; j < NMODES; j++) {
-				struct mode *m = &modes[(j + (unsigned long)r) % NMODES];
-
-				run_segment(&cl, m, (unsigned long)warmup, 0);
-				run_segment(&cl, m, per, 1);
-			}
-		}
-		for (j = 0; j < NMODES; j++)
-			sum[o][j] = summarize(&modes[j]);
+		run_rounds(modes, NMODES, rounds, warmup, per, run_segment, &cl,
+			   sum[o]);
 
 		printf("uring benchmark: %s, %lu chains per mode in %ld rounds (+%ld warm-up per segment), io_uring completions via %s\n",
 		       op_names[o], per * (unsigned long)rounds, rounds, warmup,
@@ -565,18 +384,18 @@ static int client(int argc, char **argv)
 		for (j = 0; j < NMODES; j++)
 			printf("  %-9s %5u %8.0f %8.0f %9.1f %8.1f %9.1f %8.1f %9.3f %9.3f %9.3f\n",
 			       modes[j].name, modes[j].depth, sum[o][j].ops_s,
-			       sum[o][j].ops_seg, sum[o][j].mean, sum[o][j].p50,
-			       sum[o][j].p99, sum[o][j].min,
+			       sum[o][j].ops_seg, sum[o][j].lat.mean, sum[o][j].lat.p50,
+			       sum[o][j].lat.p99, sum[o][j].lat.min,
 			       sum[o][j].ops_s / sum[o][0].ops_s,
 			       sum[o][j].ops_seg / sum[o][0].ops_seg,
-			       sum[o][j].p50 / sum[o][0].p50);
+			       sum[o][j].lat.p50 / sum[o][0].lat.p50);
 		printf("  io_uring / blocking at the same depth: ops/s d1 %.3f, d64 %.3f; seg d1 %.3f, d64 %.3f; p50 d1 %.3f, d64 %.3f\n",
 		       sum[o][2].ops_s / sum[o][0].ops_s,
 		       sum[o][3].ops_s / sum[o][1].ops_s,
 		       sum[o][2].ops_seg / sum[o][0].ops_seg,
 		       sum[o][3].ops_seg / sum[o][1].ops_seg,
-		       sum[o][2].p50 / sum[o][0].p50,
-		       sum[o][3].p50 / sum[o][1].p50);
+		       sum[o][2].lat.p50 / sum[o][0].lat.p50,
+		       sum[o][3].lat.p50 / sum[o][1].lat.p50);
 	}
 	st = client_stats(&cl);
 	printf("client sockets: %llu retransmits, %llu NACKs, %llu frames dropped, %llu timeouts\n",
@@ -597,10 +416,10 @@ static int client(int argc, char **argv)
 
 int main(int argc, char **argv)
 {
-	if (argc >= 2 && !strcmp(argv[1], "prism-server"))
-		return prism_server(argc - 1, argv + 1);
-	if (argc >= 2 && !strcmp(argv[1], "client"))
-		return client(argc - 1, argv + 1);
-	fprintf(stderr, "usage: %s prism-server|client ...\n", argv[0]);
-	return 2;
+	static const struct subcommand cmds[] = {
+		{ "prism-server", prism_server },
+		{ "client", client },
+	};
+
+	return run_subcommand(argc, argv, cmds, sizeof(cmds) / sizeof(cmds[0]));
 }

@@ -22,64 +22,26 @@ set -u
 
 here=$(cd "$(dirname "$0")" && pwd)
 repo=$(cd "$here/../.." && pwd)
+# shellcheck source=lib.sh
+. "$here/lib.sh"
 B=$here/bench_uring
 KO=${PRISM_KO:-$repo/build/mod/prism.ko}
 N=${PRISM_BENCH_N:-4000}
 W=${PRISM_BENCH_WARMUP:-50}
 R=${PRISM_BENCH_ROUNDS:-5}
 out=${PRISM_OUT:-$repo/build/vm-out}
-work=$(mktemp -d /tmp/prism-uring.XXXXXX)
 NA=pu-a NB=pu-b
-loaded=0
-pids=()
 
-cleanup() {
-	local p
-	for p in "${pids[@]}"; do
-		kill -KILL "$p" 2>/dev/null
-		wait "$p" 2>/dev/null
-	done
-	ip netns del $NA 2>/dev/null
-	ip netns del $NB 2>/dev/null
-	[ "$loaded" = 1 ] && rmmod prism 2>/dev/null
-	rm -rf "$work"
-}
-trap cleanup EXIT
-
-fail() { echo "bench-uring: $*" >&2; exit 1; }
-
-# Poll for a file, at most $2 ms.
-wait_file() {
-	local i=0
-	until [ -s "$1" ]; do
-		[ "$i" -ge "$2" ] && return 1
-		sleep 0.02
-		i=$((i + 20))
-	done
-}
-
-[ -x "$B" ] || fail "$B is missing: run 'make -C tools/bench' on the host"
-if [ ! -d /sys/module/prism ]; then
-	insmod "$KO" || fail "insmod $KO failed"
-	loaded=1
-fi
+bench_begin bench-uring
+need_binary "$B" tools/bench
+load_module prism "$KO" || fail "insmod $KO failed"
 mkdir -p "$out" || fail "cannot create $out"
 
-modprobe -q veth 2>/dev/null
-ip netns del $NA 2>/dev/null
-ip netns del $NB 2>/dev/null
-ip netns add $NA && ip netns add $NB || fail "ip netns add"
-ip link add name ua address 02:00:00:00:06:0a netns $NA type veth \
-	peer name ub address 02:00:00:00:06:0b netns $NB || fail "veth"
-for ns in $NA $NB; do
-	ip -n $ns link set lo up
-done
-ip -n $NA link set ua up
-ip -n $NB link set ub up
+veth_pair $NA ua 02:00:00:00:06:0a $NB ub 02:00:00:00:06:0b
 
 ip netns exec $NA "$B" prism-server ua 1 "$work/prism.info" > "$work/prism.log" 2>&1 &
-pids+=($!)
-wait_file "$work/prism.info" 30000 || { cat "$work/prism.log"; fail "PRISM server did not start"; }
+bench_pids+=($!)
+wait_file "$work/prism.info" 30000 $! || { cat "$work/prism.log"; fail "PRISM server did not start"; }
 
 json=$out/bench-uring.json
 timeout 600 ip netns exec $NB "$B" client --if ub --info "$work/prism.info" \

@@ -1,4 +1,4 @@
-# SPDX-License-Identifier: GPL-2.0
+# SPDX-License-Identifier: MIT
 # Shell helpers for tests and benchmarks run inside the guest (as root):
 # hosts are network namespaces on one bridge.  Source this file.
 #

@@ -21,6 +21,8 @@ set -u
 
 here=$(cd "$(dirname "$0")" && pwd)
 repo=$(cd "$here/../../.." && pwd)
+# shellcheck source=SCRIPTDIR/../lib.sh
+. "$here/../lib.sh"
 B=$here/mech_bench
 KO=${PRISM_MECH_KO:-$repo/build/mod/uring_mech.ko}
 FAMILY=${PRISM_MECH_FAMILY:-25}
@@ -29,28 +31,20 @@ W=${PRISM_BENCH_WARMUP:-100}
 ROUNDS=${PRISM_BENCH_ROUNDS:-5}
 LENS=${PRISM_MECH_LENS:-8,512}
 out=${PRISM_OUT:-$repo/build/vm-out}
-loaded=0
 
-fail() { echo "uring-mech: $*" >&2; exit 1; }
-
-cleanup() {
-	[ "$loaded" = 1 ] && rmmod uring_mech 2>/dev/null
-}
-trap cleanup EXIT
-
-[ -x "$B" ] || fail "$B is missing: run 'make -C tools/bench/uring-mech' on the host"
+bench_begin uring-mech
+need_binary "$B" tools/bench/uring-mech
 [ -r "$KO" ] || fail "$KO is missing: run 'make -C tools/bench/uring-mech' on the host"
 [ -d /sys/module/uring_mech ] && fail "uring_mech is already loaded"
-insmod "$KO" family="$FAMILY" || fail "insmod $KO failed (family $FAMILY taken? see dmesg)"
-loaded=1
+load_module uring_mech "$KO" family="$FAMILY" ||
+	fail "insmod $KO failed (family $FAMILY taken? see dmesg)"
 [ -c /dev/prism_mech ] || fail "/dev/prism_mech did not appear"
 
 mkdir -p "$out"
 timeout 600 "$B" --family "$FAMILY" --n "$N" --warmup "$W" --rounds "$ROUNDS" \
 	--lens "$LENS" --json "$out/uring-mech.json" || fail "mech_bench failed"
 
-rmmod uring_mech || fail "rmmod uring_mech failed"
-loaded=0
+unload_module uring_mech || fail "rmmod uring_mech failed"
 if dmesg | grep -E -q 'WARNING:|BUG:|refcount_t|Oops'; then
 	dmesg | grep -E -A5 'WARNING:|BUG:|refcount_t|Oops' >&2
 	fail "the kernel logged a warning"

@@ -31,20 +31,18 @@
 #include <sys/mman.h>
 #include <sys/time.h>
 #include <sys/socket.h>
-#include <sys/utsname.h>
-#include <time.h>
 #include <unistd.h>
 
+#include "../bench_util.h"
 #include "uring_mech.h"
 
 #define MAX_DEPTH	64
-#define NSLOTS		128		/* slot index: low 8 bits of a tag */
+#define NSLOTS		BENCH_NSLOTS	/* slot index: low 8 bits of a tag */
 #define RING_ENTRIES	128
 #define NBUFS		256
 #define BUF_SIZE	MECH_MAX_REPLY
 #define BGID		7
 #define MAX_LENS	8
-#define MAX_ROUNDS	100
 #define WAIT_S		5
 
 #define UD_SEND		(1ULL << 32)
@@ -55,25 +53,6 @@
 
 enum kind { K_SYNC, K_SOCK_URING, K_CMD_URING };
 
-struct mode {
-	const char	*name;
-	enum kind	kind;
-	unsigned int	depth;
-	double		*v;		/* latencies, us */
-	unsigned long	n;
-	double		busy_us;	/* recorded segments, wall clock */
-	double		seg_ops[MAX_ROUNDS];	/* ops/s of each recorded segment */
-	unsigned int	nseg;
-};
-
-/*
- * ops_s: all recorded ops / their wall time; ops_seg: median over the
- * rounds of each segment's ops/s (robust against stalls of a loaded host).
- */
-struct summary {
-	double ops_s, ops_seg, mean, p50, p99, min, max;
-};
-
 struct bench {
 	int			yfd;		/* socket of the sync modes */
 	int			sfd;		/* socket of sock_uring */
@@ -83,11 +62,9 @@ struct bench {
 	struct io_uring_buf_ring *br;
 	unsigned char		*bufs;
 	int			ms_armed;
-	unsigned int		free_slots[NSLOTS];
-	unsigned int		nfree;
+	struct slot_pool	slots;
 	unsigned int		pending[NSLOTS];
 	unsigned int		gen[NSLOTS];
-	double			t_start[NSLOTS];
 	struct mech_req		req[NSLOTS];
 	struct iovec		iov[NSLOTS];
 	struct msghdr		mh[NSLOTS];
@@ -96,21 +73,6 @@ struct bench {
 };
 
 static const char *cur_mode = "setup";
-
-static void die(const char *what, int err)
-{
-	fprintf(stderr, "mech_bench: %s: %s\n", what,
-		strerror(err < 0 ? -err : err));
-	exit(1);
-}
-
-static double now_us(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec * 1e6 + ts.tv_nsec / 1e3;
-}
 
 static unsigned long long get_le64(const unsigned char *p)
 {
@@ -246,21 +208,21 @@ static void setup(struct bench *b, int family, const char *dev)
 		b->iov[i].iov_len = sizeof(b->req[i]);
 		b->mh[i].msg_iov = &b->iov[i];
 		b->mh[i].msg_iovlen = 1;
-		b->free_slots[i] = NSLOTS - 1 - i;
 	}
-	b->nfree = NSLOTS;
+	slot_pool_init(&b->slots);
 }
 
-/* Queue (io_uring) or send (sync) one request in slot. */
-static void start_op(struct bench *b, enum kind k, unsigned int slot)
+/* pipeline_ops.start: queue (io_uring) or send (sync) one request in slot. */
+static void start_op(void *ctx, int k, unsigned int slot)
 {
+	struct bench *b = ctx;
 	struct mech_req req = { .len = b->len };
 	struct io_uring_sqe *sqe;
 	ssize_t n;
 
 	b->gen[slot]++;
 	req.tag = ((b->gen[slot] & 0xffffff) << 8) | slot;
-	b->t_start[slot] = now_us();
+	b->slots.t_start[slot] = now_us();
 	switch (k) {
 	case K_SYNC:
 		b->pending[slot] = P_REPLY;
@@ -304,9 +266,10 @@ static void submit_wait(struct io_uring *ring)
 		die("io_uring_submit_and_wait_timeout", err);
 }
 
-/* Wait for at least one finished op; their slots go to done[]. */
-static unsigned int wait_some(struct bench *b, enum kind k, unsigned int *done)
+/* pipeline_ops.wait: at least one finished op; their slots go to done[]. */
+static unsigned int wait_some(void *ctx, int k, unsigned int *done)
 {
+	struct bench *b = ctx;
 	struct io_uring_cqe *cqe;
 	unsigned int nd = 0, slot, head, seen, bid;
 	ssize_t n;
@@ -371,67 +334,19 @@ static unsigned int wait_some(struct bench *b, enum kind k, unsigned int *done)
 	return 0;
 }
 
-/* nops ops with m->depth in flight; recorded unless warm-up. */
-static void run_segment(struct bench *b, struct mode *m, unsigned long nops,
+static const struct pipeline_ops pipeline = { start_op, wait_some };
+
+/* run_segment_fn: nops ops with m->depth in flight; recorded unless warm-up. */
+static void run_segment(void *ctx, struct bench_mode *m, unsigned long nops,
 			int record)
 {
-	unsigned long issued = 0, completed = 0;
-	unsigned int done[NSLOTS], inflight = 0, nd, i, slot;
-	double t0 = now_us(), t;
+	struct bench *b = ctx;
 
 	cur_mode = m->name;
-	while (completed < nops) {
-		while (inflight < m->depth && issued < nops) {
-			slot = b->free_slots[--b->nfree];
-			start_op(b, m->kind, slot);
-			inflight++;
-			issued++;
-		}
-		nd = wait_some(b, m->kind, done);
-		t = now_us();
-		for (i = 0; i < nd; i++) {
-			if (record)
-				m->v[m->n++] = t - b->t_start[done[i]];
-			b->free_slots[b->nfree++] = done[i];
-		}
-		inflight -= nd;
-		completed += nd;
-	}
-	if (record) {
-		t = now_us() - t0;
-		m->busy_us += t;
-		m->seg_ops[m->nseg++] = (double)nops / (t / 1e6);
-	}
+	run_pipelined(&b->slots, &pipeline, b, m, nops, record);
 }
 
-static int cmp_double(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-
-	return x < y ? -1 : x > y;
-}
-
-static struct summary summarize(struct mode *m)
-{
-	struct summary s = { 0 };
-	unsigned long i;
-
-	qsort(m->v, m->n, sizeof(double), cmp_double);
-	for (i = 0; i < m->n; i++)
-		s.mean += m->v[i];
-	s.mean /= (double)m->n;
-	s.p50 = m->v[(m->n - 1) / 2];
-	s.p99 = m->v[(m->n * 99 + 99) / 100 - 1];
-	s.min = m->v[0];
-	s.max = m->v[m->n - 1];
-	s.ops_s = (double)m->n / (m->busy_us / 1e6);
-	qsort(m->seg_ops, m->nseg, sizeof(double), cmp_double);
-	s.ops_seg = m->nseg % 2 ? m->seg_ops[m->nseg / 2] :
-		    (m->seg_ops[m->nseg / 2 - 1] + m->seg_ops[m->nseg / 2]) / 2;
-	return s;
-}
-
-static struct mode modes[] = {
+static struct bench_mode modes[] = {
 	{ .name = "sync_d1", .kind = K_SYNC, .depth = 1 },
 	{ .name = "sync_d64", .kind = K_SYNC, .depth = 64 },
 	{ .name = "sock_uring_d1", .kind = K_SOCK_URING, .depth = 1 },
@@ -457,12 +372,11 @@ int main(int argc, char **argv)
 	const char *dev = MECH_DEV_PATH, *json = NULL, *lens_arg = "8,512";
 	long n = 20000, warmup = 100, rounds = 5;
 	unsigned int lens[MAX_LENS], nlens = 0, li, j;
-	struct summary sum[MAX_LENS][NMODES];
+	struct mode_summary sum[MAX_LENS][NMODES];
 	int family = MECH_DEFAULT_FAMILY, ch;
 	static struct bench b;
 	unsigned long per;
 	char *s, *end;
-	long r;
 	FILE *f;
 
 	while ((ch = getopt_long(argc, argv, "", lo, NULL)) != -1) {
@@ -484,34 +398,18 @@ int main(int argc, char **argv)
 			die("--lens: sizes 8..4096, comma separated", EINVAL);
 		lens[nlens++] = (unsigned int)v;
 	}
-	if (!nlens || rounds < 1 || rounds > MAX_ROUNDS || n < rounds || warmup < 0)
+	if (!nlens || rounds < 1 || rounds > BENCH_MAX_ROUNDS || n < rounds ||
+	    warmup < 0)
 		die("usage: mech_bench [--family F] [--dev PATH] [--n N] [--warmup W] [--rounds R] [--lens L,...] [--json FILE]",
 		    EINVAL);
 	per = (unsigned long)(n / rounds);
 	setup(&b, family, dev);
-	for (j = 0; j < NMODES; j++) {
-		modes[j].v = calloc((size_t)per * (size_t)rounds, sizeof(double));
-		if (!modes[j].v)
-			die("calloc", ENOMEM);
-	}
+	modes_alloc(modes, NMODES, per, rounds);
 
 	for (li = 0; li < nlens; li++) {
 		b.len = lens[li];
-		for (j = 0; j < NMODES; j++) {
-			modes[j].n = 0;
-			modes[j].nseg = 0;
-			modes[j].busy_us = 0;
-		}
-		for (r = 0; r < rounds; r++) {
-			for (j = 0; j < NMODES; j++) {
-				struct mode *m = &modes[(j + (unsigned long)r) % NMODES];
-
-				run_segment(&b, m, (unsigned long)warmup, 0);
-				run_segment(&b, m, per, 1);
-			}
-		}
-		for (j = 0; j < NMODES; j++)
-			sum[li][j] = summarize(&modes[j]);
+		run_rounds(modes, NMODES, rounds, warmup, per, run_segment, &b,
+			   sum[li]);
 
 		printf("uring-mech: %u-byte replies, %lu ops per mode in %ld rounds (+%ld warm-up per segment)\n",
 		       b.len, per * (unsigned long)rounds, rounds, warmup);
@@ -523,8 +421,8 @@ int main(int argc, char **argv)
 		for (j = 0; j < NMODES; j++)
 			printf("  %-14s %5u %8.0f %8.0f %8.1f %8.1f %8.1f %8.1f %9.3f\n",
 			       modes[j].name, modes[j].depth, sum[li][j].ops_s,
-			       sum[li][j].ops_seg, sum[li][j].mean, sum[li][j].p50,
-			       sum[li][j].p99, sum[li][j].min,
+			       sum[li][j].ops_seg, sum[li][j].lat.mean, sum[li][j].lat.p50,
+			       sum[li][j].lat.p99, sum[li][j].lat.min,
 			       sum[li][j].ops_seg / sum[li][0].ops_seg);
 		printf("  cmd_uring / sock_uring ops/s: depth 1 %.3f, depth 64 %.3f\n",
 		       sum[li][4].ops_s / sum[li][2].ops_s,
@@ -533,45 +431,34 @@ int main(int argc, char **argv)
 		       sum[li][4].ops_seg / sum[li][2].ops_seg,
 		       sum[li][5].ops_seg / sum[li][3].ops_seg);
 		printf("  cmd_uring / sock_uring p50:   depth 1 %.3f, depth 64 %.3f\n",
-		       sum[li][4].p50 / sum[li][2].p50,
-		       sum[li][5].p50 / sum[li][3].p50);
+		       sum[li][4].lat.p50 / sum[li][2].lat.p50,
+		       sum[li][5].lat.p50 / sum[li][3].lat.p50);
 	}
 
 	if (json) {
-		struct utsname u;
-
-		uname(&u);
-		f = fopen(json, "w");
-		if (!f)
-			die(json, errno);
-		fprintf(f, "{\n  \"benchmark\": \"uring-mech\",\n  \"kernel\": \"%s\",\n",
-			u.release);
+		f = json_open(json, "uring-mech");
 		fprintf(f, "  \"ops_per_mode\": %lu,\n  \"rounds\": %ld,\n  \"warmup_per_segment\": %ld,\n",
 			per * (unsigned long)rounds, rounds, warmup);
 		fprintf(f, "  \"latency_unit\": \"us\",\n  \"results\": {\n");
 		for (li = 0; li < nlens; li++) {
 			fprintf(f, "    \"%u\": {\n", lens[li]);
 			for (j = 0; j < NMODES; j++) {
-				struct summary *x = &sum[li][j];
-
-				fprintf(f, "      \"%s\": {\"depth\": %u, \"ops_per_s\": %.0f, \"ops_per_s_segment_median\": %.0f, \"mean\": %.2f, \"p50\": %.2f, \"p99\": %.2f, \"min\": %.2f, \"max\": %.2f},\n",
-					modes[j].name, modes[j].depth, x->ops_s, x->ops_seg,
-					x->mean, x->p50, x->p99, x->min, x->max);
+				json_mode_fields(f, &modes[j], &sum[li][j]);
+				fprintf(f, "},\n");
 			}
 			fprintf(f, "      \"ratios\": {\"cmd_over_sock_segment_ops_d1\": %.4f, \"cmd_over_sock_segment_ops_d64\": %.4f, \"cmd_over_sock_ops_d1\": %.4f, \"cmd_over_sock_ops_d64\": %.4f, \"cmd_over_sock_p50_d1\": %.4f, \"cmd_over_sock_p50_d64\": %.4f, \"sock_uring_d64_over_sync_d1_segment_ops\": %.4f, \"cmd_uring_d64_over_sync_d1_segment_ops\": %.4f}\n",
 				sum[li][4].ops_seg / sum[li][2].ops_seg,
 				sum[li][5].ops_seg / sum[li][3].ops_seg,
 				sum[li][4].ops_s / sum[li][2].ops_s,
 				sum[li][5].ops_s / sum[li][3].ops_s,
-				sum[li][4].p50 / sum[li][2].p50,
-				sum[li][5].p50 / sum[li][3].p50,
+				sum[li][4].lat.p50 / sum[li][2].lat.p50,
+				sum[li][5].lat.p50 / sum[li][3].lat.p50,
 				sum[li][3].ops_seg / sum[li][0].ops_seg,
 				sum[li][5].ops_seg / sum[li][0].ops_seg);
 			fprintf(f, "    }%s\n", li + 1 < nlens ? "," : "");
 		}
 		fprintf(f, "  }\n}\n");
-		if (fclose(f))
-			die(json, errno);
+		close_or_die(f, json);
 		printf("uring-mech: results in %s\n", json);
 	}
 	io_uring_queue_exit(&b.sring);

@@ -1,0 +1,333 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Helpers shared by the benchmark programs (bench_first, bench_uring,
+ * uring-mech/mech_bench): errors, clocks, the server's info file, latency
+ * statistics, the interleaved-rounds driver and JSON boilerplate.
+ *
+ * Header-only and independent of liburing-prism, because mech_bench
+ * does not link it.  Needs _GNU_SOURCE (program_invocation_short_name).
+ */
+#ifndef BENCH_UTIL_H
+#define BENCH_UTIL_H
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/utsname.h>
+#include <time.h>
+
+/* Print "PROGRAM: what: error" and exit; err may be negative (-errno). */
+static inline void die(const char *what, int err)
+{
+	fprintf(stderr, "%s: %s: %s\n", program_invocation_short_name, what,
+		strerror(err < 0 ? -err : err));
+	exit(1);
+}
+
+static inline double now_us(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1e6 + ts.tv_nsec / 1e3;
+}
+
+/* Write via a rename so that a poller never sees a partial file. */
+static inline int write_atomic(const char *path, const char *text)
+{
+	char tmp[4096];
+	FILE *f;
+
+	snprintf(tmp, sizeof(tmp), "%s.tmp", path);
+	f = fopen(tmp, "w");
+	if (!f)
+		return -errno;
+	fputs(text, f);
+	if (fclose(f) || rename(tmp, path))
+		return -errno;
+	return 0;
+}
+
+/*
+ * What a PRISM server publishes for its client: "key value" lines with
+ * its address and registered region.  The MAC stays text here; the
+ * programs that link liburing-prism parse it.
+ */
+struct server_info {
+	char			mac[18];
+	unsigned int		ep;
+	unsigned long long	rkey, base;
+};
+
+static inline int server_info_write(const char *path, const struct server_info *si)
+{
+	char text[512];
+
+	snprintf(text, sizeof(text), "mac %s\nep %u\nrkey 0x%llx\nbase 0x%llx\n",
+		 si->mac, si->ep, si->rkey, si->base);
+	return write_atomic(path, text);
+}
+
+static inline void server_info_read(const char *path, struct server_info *si)
+{
+	char key[64], val[128];
+	FILE *f;
+
+	memset(si, 0, sizeof(*si));
+	f = fopen(path, "r");
+	if (!f)
+		die(path, errno);
+	while (fscanf(f, "%63s %127s", key, val) == 2) {
+		if (!strcmp(key, "mac"))
+			snprintf(si->mac, sizeof(si->mac), "%.*s",
+				 (int)sizeof(si->mac) - 1, val);
+		else if (!strcmp(key, "ep"))
+			si->ep = (unsigned int)strtoul(val, NULL, 0);
+		else if (!strcmp(key, "rkey"))
+			si->rkey = strtoull(val, NULL, 0);
+		else if (!strcmp(key, "base"))
+			si->base = strtoull(val, NULL, 0);
+	}
+	fclose(f);
+}
+
+/* Byte i of value k, as the servers fill their values and clients check. */
+static inline unsigned char val_byte(unsigned int k, unsigned int i)
+{
+	return (unsigned char)(k * 31 + i * 7 + 3);
+}
+
+static inline int cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/* Median of sorted v: the mean of the two middle values when n is even. */
+static inline double median_sorted(const double *v, unsigned long n)
+{
+	return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+}
+
+/*
+ * Latency statistics of n > 0 samples (sorts v).  median interpolates
+ * (bench_first reports it); p50 and p99 are samples (nearest rank).
+ */
+struct lat_summary {
+	double mean, median, p50, p99, min, max;
+};
+
+static inline struct lat_summary lat_summarize(double *v, unsigned long n)
+{
+	struct lat_summary s = { 0 };
+	unsigned long i;
+
+	qsort(v, n, sizeof(double), cmp_double);
+	for (i = 0; i < n; i++)
+		s.mean += v[i];
+	s.mean /= (double)n;
+	s.median = median_sorted(v, n);
+	s.p50 = v[(n - 1) / 2];
+	s.p99 = v[(n * 99 + 99) / 100 - 1];
+	s.min = v[0];
+	s.max = v[n - 1];
+	return s;
+}
+
+/*
+ * Modes measured in interleaved rounds (bench_uring, mech_bench): every
+ * round runs each mode once, a warm-up segment then a recorded one, in an
+ * order that rotates, so that drift in a loaded TCG guest affects all
+ * modes alike.
+ */
+#define BENCH_MAX_ROUNDS	100
+#define BENCH_NSLOTS		128	/* slot index: low 8 bits of a tag */
+
+struct bench_mode {
+	const char	*name;
+	int		kind;		/* the program's enum kind */
+	unsigned int	depth;
+	double		*v;		/* latencies, us */
+	unsigned long	n;
+	double		busy_us;	/* recorded segments, wall clock */
+	double		seg_ops[BENCH_MAX_ROUNDS];	/* ops/s of each recorded segment */
+	unsigned int	nseg;
+};
+
+/*
+ * ops_s: all recorded ops / their wall time; ops_seg: median over the
+ * rounds of each segment's ops/s (robust against stalls of a loaded host).
+ */
+struct mode_summary {
+	double ops_s, ops_seg;
+	struct lat_summary lat;
+};
+
+/* Account a recorded segment of nops that started at t0. */
+static inline void mode_segment_done(struct bench_mode *m, unsigned long nops,
+				     double t0)
+{
+	double t = now_us() - t0;
+
+	m->busy_us += t;
+	m->seg_ops[m->nseg++] = (double)nops / (t / 1e6);
+}
+
+/* Slots of the requests in flight and when each was started. */
+struct slot_pool {
+	unsigned int	free[BENCH_NSLOTS];
+	unsigned int	nfree;
+	double		t_start[BENCH_NSLOTS];
+};
+
+static inline void slot_pool_init(struct slot_pool *p)
+{
+	unsigned int i;
+
+	for (i = 0; i < BENCH_NSLOTS; i++)
+		p->free[i] = BENCH_NSLOTS - 1 - i;
+	p->nfree = BENCH_NSLOTS;
+}
+
+/*
+ * The program's side of a pipelined segment: start() queues or sends the
+ * op of a slot (and sets its t_start), wait() blocks for at least one
+ * finished op and returns their slots in done[] (at most BENCH_NSLOTS).
+ */
+struct pipeline_ops {
+	void		(*start)(void *ctx, int kind, unsigned int slot);
+	unsigned int	(*wait)(void *ctx, int kind, unsigned int *done);
+};
+
+/* nops ops with m->depth in flight; recorded unless warm-up. */
+static inline void run_pipelined(struct slot_pool *p, const struct pipeline_ops *ops,
+				 void *ctx, struct bench_mode *m,
+				 unsigned long nops, int record)
+{
+	unsigned long issued = 0, completed = 0;
+	unsigned int done[BENCH_NSLOTS], inflight = 0, nd, i, slot;
+	double t0 = now_us(), t;
+
+	while (completed < nops) {
+		while (inflight < m->depth && issued < nops) {
+			slot = p->free[--p->nfree];
+			ops->start(ctx, m->kind, slot);
+			inflight++;
+			issued++;
+		}
+		nd = ops->wait(ctx, m->kind, done);
+		t = now_us();
+		for (i = 0; i < nd; i++) {
+			if (record)
+				m->v[m->n++] = t - p->t_start[done[i]];
+			p->free[p->nfree++] = done[i];
+		}
+		inflight -= nd;
+		completed += nd;
+	}
+	if (record)
+		mode_segment_done(m, nops, t0);
+}
+
+/* Room for rounds * per latencies in every mode. */
+static inline void modes_alloc(struct bench_mode *modes, unsigned int nmodes,
+			       unsigned long per, long rounds)
+{
+	unsigned int j;
+
+	for (j = 0; j < nmodes; j++) {
+		modes[j].v = calloc((size_t)per * (size_t)rounds, sizeof(double));
+		if (!modes[j].v)
+			die("calloc", ENOMEM);
+	}
+}
+
+typedef void run_segment_fn(void *ctx, struct bench_mode *m,
+			    unsigned long nops, int record);
+
+/* All rounds of all modes; their summaries go to sum[]. */
+static inline void run_rounds(struct bench_mode *modes, unsigned int nmodes,
+			      long rounds, long warmup, unsigned long per,
+			      run_segment_fn *run, void *ctx,
+			      struct mode_summary *sum)
+{
+	struct bench_mode *m;
+	unsigned int j;
+	long r;
+
+	for (j = 0; j < nmodes; j++) {
+		modes[j].n = 0;
+		modes[j].nseg = 0;
+		modes[j].busy_us = 0;
+	}
+	for (r = 0; r < rounds; r++) {
+		for (j = 0; j < nmodes; j++) {
+			m = &modes[(j + (unsigned long)r) % nmodes];
+			run(ctx, m, (unsigned long)warmup, 0);
+			run(ctx, m, per, 1);
+		}
+	}
+	for (j = 0; j < nmodes; j++) {
+		m = &modes[j];
+		sum[j].lat = lat_summarize(m->v, m->n);
+		sum[j].ops_s = (double)m->n / (m->busy_us / 1e6);
+		qsort(m->seg_ops, m->nseg, sizeof(double), cmp_double);
+		sum[j].ops_seg = median_sorted(m->seg_ops, m->nseg);
+	}
+}
+
+/* Open path and write the fields every result file starts with. */
+static inline FILE *json_open(const char *path, const char *benchmark)
+{
+	struct utsname u;
+	FILE *f;
+
+	uname(&u);
+	f = fopen(path, "w");
+	if (!f)
+		die(path, errno);
+	fprintf(f, "{\n  \"benchmark\": \"%s\",\n  \"kernel\": \"%s\",\n",
+		benchmark, u.release);
+	return f;
+}
+
+/* A mode's results, left open for fields of the program's own. */
+static inline void json_mode_fields(FILE *f, const struct bench_mode *m,
+				    const struct mode_summary *x)
+{
+	fprintf(f, "      \"%s\": {\"depth\": %u, \"ops_per_s\": %.0f, \"ops_per_s_segment_median\": %.0f, \"mean\": %.2f, \"p50\": %.2f, \"p99\": %.2f, \"min\": %.2f, \"max\": %.2f",
+		m->name, m->depth, x->ops_s, x->ops_seg, x->lat.mean,
+		x->lat.p50, x->lat.p99, x->lat.min, x->lat.max);
+}
+
+/* Close a result file; a failed write is fatal, not a truncated file. */
+static inline void close_or_die(FILE *f, const char *path)
+{
+	if (fclose(f))
+		die(path, errno);
+}
+
+/* main() of a program with sub-commands: "prog NAME ARGS...". */
+struct subcommand {
+	const char	*name;
+	int		(*run)(int argc, char **argv);
+};
+
+static inline int run_subcommand(int argc, char **argv,
+				 const struct subcommand *cmds, unsigned int ncmds)
+{
+	unsigned int i;
+
+	for (i = 0; argc >= 2 && i < ncmds; i++)
+		if (!strcmp(argv[1], cmds[i].name))
+			return cmds[i].run(argc - 1, argv + 1);
+	fprintf(stderr, "usage: %s ", argv[0]);
+	for (i = 0; i < ncmds; i++)
+		fprintf(stderr, "%s%s", i ? "|" : "", cmds[i].name);
+	fprintf(stderr, " ...\n");
+	return 2;
+}
+
+#endif /* BENCH_UTIL_H */
