@@ -356,6 +356,20 @@ static int put_counters(const char *key, const struct nlattr *nest,
 	return 0;
 }
 
+/* Send a show request; print its replies as one list (JSON: an array). */
+static int show_reply(struct nlmsghdr *nlh, nl_cb_t cb)
+{
+	struct nl_err e;
+	int err;
+
+	out_arr_begin(NULL);
+	err = nl_talk(nlh, cb, NULL, &e);
+	if (err)
+		return report(nlh, err, &e);
+	out_arr_end();
+	return 0;
+}
+
 /* ------------------------------------------------------------------------
  * endpoint
  */
@@ -393,11 +407,15 @@ static int ep_cb(const struct nlmsghdr *nlh, void *data)
 	return 0;
 }
 
-static int do_endpoint(int argc, char **argv)
+/*
+ * "show [ep EP]" of objects that belong to endpoints: all of them, or
+ * those of EP (one object when ep_is_object: the endpoint itself).
+ */
+static int show_by_ep(int argc, char **argv, uint8_t cmd, bool ep_is_object,
+		      nl_cb_t cb)
 {
 	struct kv kv[] = { { "ep", false, 0, false }, { NULL, false, 0, false } };
 	struct nlmsghdr *nlh;
-	struct nl_err e;
 	int err;
 
 	err = parse_kv(argc, argv, kv);
@@ -405,15 +423,15 @@ static int do_endpoint(int argc, char **argv)
 		return err;
 	if (nl_open())
 		return 1;
-	nlh = nl_req(PRISM_CMD_ENDPOINT_GET, kv[0].seen ? 0 : NLM_F_DUMP);
+	nlh = nl_req(cmd, kv[0].seen && ep_is_object ? 0 : NLM_F_DUMP);
 	if (kv[0].seen)
 		mnl_attr_put_u32(nlh, PRISM_ATTR_EP, (uint32_t)kv[0].val);
-	out_arr_begin(NULL);
-	err = nl_talk(nlh, ep_cb, NULL, &e);
-	if (err)
-		return report(nlh, err, &e);
-	out_arr_end();
-	return 0;
+	return show_reply(nlh, cb);
+}
+
+static int do_endpoint(int argc, char **argv)
+{
+	return show_by_ep(argc, argv, PRISM_CMD_ENDPOINT_GET, true, ep_cb);
 }
 
 /* ------------------------------------------------------------------------
@@ -460,25 +478,7 @@ static int region_cb(const struct nlmsghdr *nlh, void *data)
 
 static int do_region(int argc, char **argv)
 {
-	struct kv kv[] = { { "ep", false, 0, false }, { NULL, false, 0, false } };
-	struct nlmsghdr *nlh;
-	struct nl_err e;
-	int err;
-
-	err = parse_kv(argc, argv, kv);
-	if (err)
-		return err;
-	if (nl_open())
-		return 1;
-	nlh = nl_req(PRISM_CMD_REGION_GET, NLM_F_DUMP);
-	if (kv[0].seen)
-		mnl_attr_put_u32(nlh, PRISM_ATTR_EP, (uint32_t)kv[0].val);
-	out_arr_begin(NULL);
-	err = nl_talk(nlh, region_cb, NULL, &e);
-	if (err)
-		return report(nlh, err, &e);
-	out_arr_end();
-	return 0;
+	return show_by_ep(argc, argv, PRISM_CMD_REGION_GET, false, region_cb);
 }
 
 /* ------------------------------------------------------------------------
@@ -518,7 +518,6 @@ static int fl_show(int argc, char **argv)
 		{ NULL, false, 0, false },
 	};
 	struct nlmsghdr *nlh;
-	struct nl_err e;
 	bool one;
 	int err;
 
@@ -535,12 +534,7 @@ static int fl_show(int argc, char **argv)
 		mnl_attr_put_u32(nlh, PRISM_ATTR_EP, (uint32_t)kv[0].val);
 	if (one)
 		mnl_attr_put_u32(nlh, PRISM_ATTR_FL_ID, (uint32_t)kv[1].val);
-	out_arr_begin(NULL);
-	err = nl_talk(nlh, fl_cb, NULL, &e);
-	if (err)
-		return report(nlh, err, &e);
-	out_arr_end();
-	return 0;
+	return show_reply(nlh, fl_cb);
 }
 
 static int fl_create(int argc, char **argv)
@@ -833,7 +827,6 @@ static int do_peer(int argc, char **argv)
 	const char *mac_arg = NULL;
 	uint8_t mac[6];
 	struct nlmsghdr *nlh;
-	struct nl_err e;
 	int i, n = 0, err;
 	bool one;
 
@@ -866,12 +859,7 @@ static int do_peer(int argc, char **argv)
 		mnl_attr_put(nlh, PRISM_ATTR_PEER_MAC, sizeof(mac), mac);
 		mnl_attr_put_u32(nlh, PRISM_ATTR_PEER_EP, (uint32_t)kv[1].val);
 	}
-	out_arr_begin(NULL);
-	err = nl_talk(nlh, peer_cb, NULL, &e);
-	if (err)
-		return report(nlh, err, &e);
-	out_arr_end();
-	return 0;
+	return show_reply(nlh, peer_cb);
 }
 
 /* ------------------------------------------------------------------------
