@@ -50,6 +50,7 @@
 #include <infiniband/verbs.h>
 
 #include "liburing-prism.h"
+#include "bench_util.h"
 
 #define VAL_SIZE	512u
 #define NVALS		64u
@@ -57,32 +58,6 @@
 #define VAL_OFF		4096u
 #define WRITE_OFF	49152u
 #define CAS_OFF		61440u
-
-static unsigned char val_byte(unsigned int k, unsigned int i)
-{
-	return (unsigned char)(k * 31 + i * 7 + 3);
-}
-
-static void die(const char *what, int err)
-{
-	fprintf(stderr, "rxe_lat: %s: %s\n", what, strerror(err < 0 ? -err : err));
-	exit(1);
-}
-
-static int write_atomic(const char *path, const char *text)
-{
-	char tmp[4096];
-	FILE *f;
-
-	snprintf(tmp, sizeof(tmp), "%s.tmp", path);
-	f = fopen(tmp, "w");
-	if (!f)
-		return -errno;
-	fputs(text, f);
-	if (fclose(f) || rename(tmp, path))
-		return -errno;
-	return 0;
-}
 
 static void wait_file(const char *path)
 {
@@ -94,14 +69,6 @@ static void wait_file(const char *path)
 		usleep(10000);
 	}
 	die(path, ETIMEDOUT);
-}
-
-static double now_us(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec * 1e6 + ts.tv_nsec / 1e3;
 }
 
 static unsigned char *make_region(void)
@@ -133,13 +100,6 @@ static int check_value(const unsigned char *p, __u32 len, unsigned int k)
 		if (p[i] != val_byte(k, i))
 			return -1;
 	return 0;
-}
-
-static int cmp_double(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-
-	return x < y ? -1 : x > y;
 }
 
 static void report(const char *stack, const char *op, unsigned int bytes,
