@@ -19,31 +19,13 @@ tmp=$(mktemp -d /tmp/kv-demo.XXXXXX)
 declare -A srv=()
 rc=0
 
-# Has process $1 exited (gone or a zombie)?
-exited() {
-	local st
-	read -r _ _ st _ 2>/dev/null <"/proc/$1/stat" || return 0
-	[ "$st" = Z ]
-}
-
-# wait_for FILE PID SECONDS: until FILE is non-empty, bounded in wall-clock
-# time; fails early when PID exits.
-wait_for() {
-	local f=$1 pid=$2 end=$((SECONDS + $3))
-	until [ -s "$f" ]; do
-		exited "$pid" && return 1
-		[ $SECONDS -ge $end ] && return 1
-		sleep 0.05
-	done
-}
-
 # SIGTERM (the server prints its counters), SIGKILL after 10 s.
 stop_server() {
 	local pid=${srv[$1]:-} end=$((SECONDS + 10))
 	[ -n "$pid" ] || return 0
 	kill -TERM "$pid" 2>/dev/null
-	until exited "$pid" || [ $SECONDS -ge $end ]; do sleep 0.05; done
-	exited "$pid" || kill -KILL "$pid" 2>/dev/null
+	until proc_exited "$pid" || [ $SECONDS -ge $end ]; do sleep 0.05; done
+	proc_exited "$pid" || kill -KILL "$pid" 2>/dev/null
 	wait "$pid" 2>/dev/null
 	unset "srv[$1]"
 }
@@ -72,7 +54,7 @@ start_server() {
 	ip netns exec "$P$h" "$B/kv-server" --if eth0 --ep "$ep" \
 		--info "$tmp/$name.info" "$@" >"$tmp/$name.log" 2>&1 &
 	srv[$name]=$!
-	wait_for "$tmp/$name.info" "${srv[$name]}" 60 ||
+	wait_file "$tmp/$name.info" 60000 "${srv[$name]}" ||
 		{ sed 's/^/    /' "$tmp/$name.log"; return 1; }
 }
 

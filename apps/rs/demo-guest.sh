@@ -19,23 +19,6 @@ rpids=()
 cpids=()
 rc=0
 
-exited() {
-	local st
-	read -r _ _ st _ 2>/dev/null <"/proc/$1/stat" || return 0
-	[ "$st" = Z ]
-}
-
-# wait_for FILE PID SECONDS: until FILE is non-empty, bounded in wall-clock
-# time; fails early when PID exits.
-wait_for() {
-	local f=$1 pid=$2 end=$((SECONDS + $3))
-	until [ -s "$f" ]; do
-		exited "$pid" && return 1
-		[ $SECONDS -ge $end ] && return 1
-		sleep 0.05
-	done
-}
-
 cleanup() {
 	local p
 	for p in "${cpids[@]}" "${rpids[@]}"; do
@@ -136,7 +119,7 @@ for i in 1 2 3; do
 	infos=${infos:+$infos,}$tmp/info$i
 done
 for i in 1 2 3; do
-	wait_for "$tmp/info$i" "${rpids[$((i - 1))]}" 60 ||
+	wait_file "$tmp/info$i" 60000 "${rpids[$((i - 1))]}" ||
 		{ sed 's/^/    /' "$tmp/rlog$i"; echo "  replica $i did not start"; exit 1; }
 done
 echo "  replicas on ${P}1..${P}3 (pids ${rpids[*]}), clients on ${P}4 and ${P}5"
@@ -153,12 +136,12 @@ echo "replica 3 SIGKILLed while both clients run"
 run_clients kill 3 4 --resume "$tmp/resume"
 for i in 3 4; do
 	# the client pauses after 20 operations until $tmp/resume exists
-	wait_for "$tmp/kill.prog$i" "${cpids[$((i - 3))]}" 120 ||
+	wait_file "$tmp/kill.prog$i" 120000 "${cpids[$((i - 3))]}" ||
 		{ fail "client $i made no progress"; break; }
 done
 kill -KILL "${rpids[2]}"
 wait "${rpids[2]}" 2>/dev/null
-exited "${rpids[2]}" && echo "  replica 3 (pid ${rpids[2]}) killed after the clients' first 20 operations"
+proc_exited "${rpids[2]}" && echo "  replica 3 (pid ${rpids[2]}) killed after the clients' first 20 operations"
 touch "$tmp/resume"
 wait_clients kill || fail "run with a dead replica: an operation failed"
 errs=$(cat "$tmp"/kill.out* | sed -n 's/.*chain_errors=\([0-9]*\).*/\1/p' |

@@ -9,6 +9,7 @@
 #   host_mac PREFIX I         MAC of host I's eth0
 #   wait_file FILE MS [PID]   wait until FILE is non-empty: at most MS
 #                             milliseconds, and only while PID lives
+#   proc_exited PID           PID is gone or a zombie
 #   prism_load KO             insmod KO unless prism is loaded (0 on success)
 
 hosts_up() {
@@ -46,6 +47,15 @@ host_mac() {
 	ip netns exec "$1$2" cat /sys/class/net/eth0/address
 }
 
+# proc_exited PID: the process is gone or a zombie (kill -0 still succeeds
+# on a zombie its parent has not reaped yet).
+proc_exited() {
+	local st
+	read -r st 2>/dev/null <"/proc/$1/stat" || return 0
+	st=${st##*) }	# after "pid (comm) ": comm may hold spaces
+	[ "${st%% *}" = Z ]
+}
+
 wait_file() {
 	# Wall-clock bound: under TCG a loop of N short sleeps takes far
 	# longer than N x the sleep.  With PID, give up as soon as it exits.
@@ -53,8 +63,7 @@ wait_file() {
 	end=$(($(date +%s%3N) + ms))
 	until [ -s "$f" ]; do
 		[ "$(date +%s%3N)" -ge "$end" ] && return 1
-		[ -n "$pid" ] && ! kill -0 "$pid" 2>/dev/null && ! [ -s "$f" ] &&
-			return 1
+		[ -n "$pid" ] && proc_exited "$pid" && ! [ -s "$f" ] && return 1
 		sleep 0.02
 	done
 }

@@ -52,34 +52,16 @@ show() {
 	sed 's/^/# /' "$1"
 }
 
-# Has process $1 exited (gone or a zombie)?
-exited() {
-	local pid comm st
-	read -r pid comm st _ 2>/dev/null <"/proc/$1/stat" || return 0
-	[ "$st" = Z ]
-}
-
-# wait_for FILE PID SECONDS: until FILE is non-empty; fails early when PID
-# exits, and is bounded in wall-clock time (a sleep loop under TCG is slow).
-wait_for() {
-	local f=$1 pid=$2 end=$((SECONDS + $3))
-	until [ -s "$f" ]; do
-		exited "$pid" && return 1
-		[ $SECONDS -ge $end ] && return 1
-		sleep 0.05
-	done
-}
-
 # SIGTERM (the server prints its counters), SIGKILL after 10 s.
 stop_server() {
 	local name=$1 pid=${server_pid[$1]:-} i
 	[ -n "$pid" ] || return 0
 	kill -TERM "$pid" 2>/dev/null
 	i=$((SECONDS + 10))
-	until exited "$pid" || [ $SECONDS -ge $i ]; do
+	until proc_exited "$pid" || [ $SECONDS -ge $i ]; do
 		sleep 0.05
 	done
-	exited "$pid" || { echo "# $name: no exit on SIGTERM, killing"; kill -KILL "$pid"; }
+	proc_exited "$pid" || { echo "# $name: no exit on SIGTERM, killing"; kill -KILL "$pid"; }
 	wait "$pid" 2>/dev/null
 	unset "server_pid[$name]"
 }
@@ -110,7 +92,7 @@ start_server() {
 	ip netns exec ${P}1 "$B/kv-server" --if eth0 --ep "$ep" \
 		--info "$work/$name.info" "$@" >"$work/$name.log" 2>&1 &
 	server_pid[$name]=$!
-	wait_for "$work/$name.info" "${server_pid[$name]}" 30 ||
+	wait_file "$work/$name.info" 30000 "${server_pid[$name]}" ||
 		{ show "$work/$name.log"; return 1; }
 }
 
@@ -302,7 +284,7 @@ check "restart: first server starts" start_server restart 103 --slots 64 --bufs 
 cp "$work/restart.info" "$work/old.info"
 kvcheck 2 restart restart r "$work/restart.ready" >"$work/restart.out" 2>&1 &
 client=$!
-if ! wait_for "$work/restart.ready" "$client" 60; then
+if ! wait_file "$work/restart.ready" 60000 "$client"; then
 	show "$work/restart.out"
 	not_ok "restart: client works against the first server"
 	kill "$client" 2>/dev/null
