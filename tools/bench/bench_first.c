@@ -98,18 +98,6 @@ struct series {
 	unsigned long n;
 };
 
-static int check_value(const unsigned char *p, __u32 len, unsigned int k)
-{
-	unsigned int i;
-
-	if (!p || len != VAL_SIZE)
-		return -1;
-	for (i = 0; i < VAL_SIZE; i++)
-		if (p[i] != val_byte(k, i))
-			return -1;
-	return 0;
-}
-
 /* One chain: READ|INDIRECT, the target's kernel follows the pointer. */
 static double run_indirect(int fd, const struct sockaddr_prism *dst, __u64 rkey,
 			   __u64 slot, unsigned int k, long it)
@@ -130,7 +118,7 @@ static double run_indirect(int fd, const struct sockaddr_prism *dst, __u64 rkey,
 	if (got < 0 || m->status != PRISM_S_OK)
 		die("indirect READ", got < 0 ? (int)got : EIO);
 	p = prism_msg_data(m, 0, &len);
-	if (check_value(p, len, k))
+	if (check_value(p, len, k, VAL_SIZE))
 		die("indirect READ returned wrong bytes", EIO);
 	return d;
 }
@@ -161,7 +149,7 @@ static double run_two_reads(int fd, const struct sockaddr_prism *dst, __u64 rkey
 	if (got < 0 || m->status != PRISM_S_OK)
 		die("value READ", got < 0 ? (int)got : EIO);
 	p = prism_msg_data(m, 0, &len);
-	if (check_value(p, len, k))
+	if (check_value(p, len, k, VAL_SIZE))
 		die("value READ returned wrong bytes", EIO);
 	return d;
 }
@@ -181,7 +169,7 @@ static double run_udp(int ufd, unsigned int k)
 	d = now_us() - t0;
 	if (got < 0)
 		die("udp recv", errno);
-	if (check_value(resp, (__u32)got, k))
+	if (check_value(resp, (__u32)got, k, VAL_SIZE))
 		die("UDP returned wrong bytes", EIO);
 	return d;
 }

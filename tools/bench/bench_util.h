@@ -98,6 +98,20 @@ static inline unsigned char val_byte(unsigned int k, unsigned int i)
 	return (unsigned char)(k * 31 + i * 7 + 3);
 }
 
+/* 0 if p holds exactly value k of size bytes (val_byte()), else -1. */
+static inline int check_value(const unsigned char *p, unsigned int len,
+			      unsigned int k, unsigned int size)
+{
+	unsigned int i;
+
+	if (!p || len != size)
+		return -1;
+	for (i = 0; i < size; i++)
+		if (p[i] != val_byte(k, i))
+			return -1;
+	return 0;
+}
+
 static inline int cmp_double(const void *a, const void *b)
 {
 	double x = *(const double *)a, y = *(const double *)b;

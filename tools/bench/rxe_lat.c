@@ -90,18 +90,6 @@ static unsigned char *make_region(void)
 	return mem;
 }
 
-static int check_value(const unsigned char *p, __u32 len, unsigned int k)
-{
-	unsigned int i;
-
-	if (!p || len != VAL_SIZE)
-		return -1;
-	for (i = 0; i < VAL_SIZE; i++)
-		if (p[i] != val_byte(k, i))
-			return -1;
-	return 0;
-}
-
 static void report(const char *stack, const char *op, unsigned int bytes,
 		   double *v, long n)
 {
@@ -202,7 +190,7 @@ static double prism_op(struct pctx *p, int op, long it)
 		m = pexec(p, &c, out, sizeof(out), "READ 512");
 		t = now_us() - t0;
 		d = prism_msg_data(m, 0, &len);
-		if (check_value(d, len, k))
+		if (check_value(d, len, k, VAL_SIZE))
 			die("READ 512 returned wrong bytes", EIO);
 		return t;
 	case 2:
@@ -230,7 +218,7 @@ static double prism_op(struct pctx *p, int op, long it)
 		m = pexec(p, &c, out, sizeof(out), "value READ");
 		t = now_us() - t0;
 		d = prism_msg_data(m, 0, &len);
-		if (check_value(d, len, k))
+		if (check_value(d, len, k, VAL_SIZE))
 			die("value READ returned wrong bytes", EIO);
 		return t;
 	default:
@@ -238,7 +226,7 @@ static double prism_op(struct pctx *p, int op, long it)
 		m = pexec(p, &c, out, sizeof(out), "indirect READ");
 		t = now_us() - t0;
 		d = prism_msg_data(m, 0, &len);
-		if (check_value(d, len, k))
+		if (check_value(d, len, k, VAL_SIZE))
 			die("indirect READ returned wrong bytes", EIO);
 		return t;
 	}
@@ -499,7 +487,7 @@ static double verbs_op(struct vctx *v, int op, long it)
 		verbs_do(v, IBV_WR_RDMA_READ, VAL_OFF, VAL_SIZE,
 			 v->raddr + VAL_OFF + k * VAL_SIZE, 0, 0);
 		t = now_us() - t0;
-		if (check_value(v->mem + VAL_OFF, VAL_SIZE, k))
+		if (check_value(v->mem + VAL_OFF, VAL_SIZE, k, VAL_SIZE))
 			die("READ 512 returned wrong bytes", EIO);
 		return t;
 	case 2:
@@ -521,7 +509,7 @@ static double verbs_op(struct vctx *v, int op, long it)
 		ptr = prism_get_le64(v->mem);
 		verbs_do(v, IBV_WR_RDMA_READ, VAL_OFF, VAL_SIZE, ptr, 0, 0);
 		t = now_us() - t0;
-		if (check_value(v->mem + VAL_OFF, VAL_SIZE, k))
+		if (check_value(v->mem + VAL_OFF, VAL_SIZE, k, VAL_SIZE))
 			die("dependent READ returned wrong bytes", EIO);
 		return t;
 	}
