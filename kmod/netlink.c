@@ -40,6 +40,12 @@ static_assert(__PRISM_STATS_ATTR_MAX - PRISM_STATS_ATTR_CHAINS_SENT ==
 static_assert(PRISM_STATS_ATTR_DUPLICATES - PRISM_STATS_ATTR_CHAINS_SENT ==
 	      PRISM_STAT_DUPLICATES);
 
+/* prism_nl_fill_peer() lists the peer counters in this order. */
+static_assert(PRISM_PEER_STATS_ATTR_RETRANSMITS -
+	      PRISM_PEER_STATS_ATTR_CHAINS_SENT == 4);
+static_assert(__PRISM_PEER_STATS_ATTR_MAX - 1 ==
+	      PRISM_PEER_STATS_ATTR_RETRANSMITS);
+
 static struct genl_family prism_genl_family;
 
 /* ---------------------------------------------------------------------------
@@ -98,23 +104,34 @@ static const struct nla_policy prism_nl_peer_policy[PRISM_ATTR_MAX + 1] = {
 /* ---------------------------------------------------------------------------
  * Message fill helpers.  Callers hold rcu_read_lock().
  */
-static int prism_nl_put_stats(struct sk_buff *skb, const u64 *c)
+/*
+ * A nest of n u64 counters: c[i] as attribute first + i, padded with pad
+ * (the layout of both enum prism_stats_attr and prism_peer_stats_attr).
+ */
+static int prism_nl_put_counters(struct sk_buff *skb, int nest_type,
+				 int first, int pad, const u64 *c, int n)
 {
 	struct nlattr *nest;
 	int i;
 
-	nest = nla_nest_start(skb, PRISM_ATTR_STATS);
+	nest = nla_nest_start(skb, nest_type);
 	if (!nest)
 		return -EMSGSIZE;
-	for (i = 0; i < PRISM_STAT_NR; i++) {
-		if (nla_put_u64_64bit(skb, PRISM_STATS_ATTR_CHAINS_SENT + i,
-				      c[i], PRISM_STATS_ATTR_PAD)) {
+	for (i = 0; i < n; i++) {
+		if (nla_put_u64_64bit(skb, first + i, c[i], pad)) {
 			nla_nest_cancel(skb, nest);
 			return -EMSGSIZE;
 		}
 	}
 	nla_nest_end(skb, nest);
 	return 0;
+}
+
+static int prism_nl_put_stats(struct sk_buff *skb, const u64 *c)
+{
+	return prism_nl_put_counters(skb, PRISM_ATTR_STATS,
+				     PRISM_STATS_ATTR_CHAINS_SENT,
+				     PRISM_STATS_ATTR_PAD, c, PRISM_STAT_NR);
 }
 
 static int prism_nl_fill_ep(struct sk_buff *skb, struct prism_sock *psk,
@@ -182,16 +199,12 @@ static int prism_nl_fill_peer(struct sk_buff *skb, struct prism_sock *psk,
 			      const struct prism_peer *p, u32 portid, u32 seq,
 			      int flags)
 {
+	/* In enum prism_peer_stats_attr order, from CHAINS_SENT on. */
 	const u64 stats[] = {
-		[PRISM_PEER_STATS_ATTR_CHAINS_SENT] = READ_ONCE(p->chains),
-		[PRISM_PEER_STATS_ATTR_CHAINS_COMPLETED] = p->answered,
-		[PRISM_PEER_STATS_ATTR_TIMEOUTS] = p->timeouts,
-		[PRISM_PEER_STATS_ATTR_NACKS] = p->nacks,
-		[PRISM_PEER_STATS_ATTR_RETRANSMITS] = READ_ONCE(p->retransmits),
+		READ_ONCE(p->chains), p->answered, p->timeouts, p->nacks,
+		READ_ONCE(p->retransmits),
 	};
-	struct nlattr *nest;
 	void *hdr;
-	int i;
 
 	hdr = genlmsg_put(skb, portid, seq, &prism_genl_family, flags,
 			  PRISM_CMD_PEER_GET);
@@ -205,14 +218,11 @@ static int prism_nl_fill_peer(struct sk_buff *skb, struct prism_sock *psk,
 	    nla_put_u32(skb, PRISM_ATTR_PEER_RTTVAR_US, p->rttvar_us) ||
 	    nla_put_u32(skb, PRISM_ATTR_PEER_RTO_US, READ_ONCE(p->rto_us)))
 		goto cancel;
-	nest = nla_nest_start(skb, PRISM_ATTR_PEER_STATS);
-	if (!nest)
+	if (prism_nl_put_counters(skb, PRISM_ATTR_PEER_STATS,
+				  PRISM_PEER_STATS_ATTR_CHAINS_SENT,
+				  PRISM_PEER_STATS_ATTR_PAD, stats,
+				  ARRAY_SIZE(stats)))
 		goto cancel;
-	for (i = PRISM_PEER_STATS_ATTR_CHAINS_SENT; i < ARRAY_SIZE(stats); i++)
-		if (nla_put_u64_64bit(skb, i, stats[i],
-				      PRISM_PEER_STATS_ATTR_PAD))
-			goto cancel;
-	nla_nest_end(skb, nest);
 	genlmsg_end(skb, hdr);
 	return 0;
 
