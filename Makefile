@@ -41,7 +41,9 @@ deps:
 check: deps
 	tools/run-tests.sh
 
-demo: all
+# Both commands must work as the first one on a fresh machine: install first.
+demo: deps
+	$(MAKE) all
 	tools/demo.sh
 
 clean:
