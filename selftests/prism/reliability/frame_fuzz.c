@@ -11,189 +11,60 @@
  *                                       from the reply cache, never NACKed
  *
  * ADDRLINE is rel_server's "mac=.. ep=.. rkey=.. addr=.." output.  The wire
- * layout below mirrors kmod/prism.h on purpose: the test must not share
- * the module's definitions to catch a change in them.
+ * layout and the raw socket helpers are in ../frames.h.
  */
 #define _GNU_SOURCE
-#include <arpa/inet.h>
-#include <endian.h>
-#include <errno.h>
-#include <linux/if_packet.h>
-#include <net/ethernet.h>
-#include <net/if.h>
-#include <poll.h>
-#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
-#include <string.h>
-#include <sys/ioctl.h>
-#include <sys/socket.h>
-#include <time.h>
-#include <unistd.h>
 
 #include "liburing-prism.h"
+#include "../frames.h"
 
-#define ETHERTYPE	0x88B5
-#define T_REQ		1
-#define T_RESP		2
-
-struct whdr {
-	uint8_t version, type, nops, status;
-	uint32_t dst_ep, src_ep, session;
-	uint64_t req_id, ack_floor;
-	uint16_t body_len, reserved;
-} __attribute__((packed));
-
-struct wop {
-	uint8_t opcode, cas_mode;
-	uint16_t flags;
-	uint32_t len;
-	uint64_t rkey, addr, redirect, arg_addr, swap_addr;
-	uint32_t data_len, reserved;
-} __attribute__((packed));
-
-struct wres {
-	uint8_t status, reserved;
-	uint16_t reserved2;
-	uint32_t len;
-} __attribute__((packed));
-
-_Static_assert(sizeof(struct whdr) == 36, "wire header layout");
-_Static_assert(sizeof(struct wop) == 56, "wire op layout");
-
-#define FRAME_MAX	1514
-
-static int raw_fd, ifindex;
-static uint8_t my_mac[6], dst_mac[6];
+static struct raw_link rlink;
+static uint8_t dst_mac[6];
 static uint32_t dst_ep, session;
 static uint64_t rkey, base, next_id = 1;
 static int tno, failures;
 
-struct frame {
-	uint8_t buf[FRAME_MAX];
-	size_t len;		/* bytes sent (Ethernet header included) */
-};
-
 static struct whdr *hdr_of(struct frame *f)
 {
-	return (struct whdr *)(f->buf + sizeof(struct ether_header));
+	return frame_hdr(f);
 }
 
 /* A request frame with fresh id; ops appended with add_op(). */
 static void frame_init(struct frame *f, uint8_t nops)
 {
-	struct ether_header *eh = (struct ether_header *)f->buf;
-	struct whdr *h = hdr_of(f);
-
-	memset(f, 0, sizeof(*f));
-	memcpy(eh->ether_dhost, dst_mac, 6);
-	memcpy(eh->ether_shost, my_mac, 6);
-	eh->ether_type = htons(ETHERTYPE);
-	h->version = 1;
-	h->type = T_REQ;
-	h->nops = nops;
-	h->dst_ep = htonl(dst_ep);
-	h->src_ep = htonl(7777);
-	h->session = htonl(session);
-	h->req_id = htobe64(next_id);
-	h->ack_floor = htobe64(next_id);
+	frame_start(f, dst_mac, rlink.mac, T_REQ, nops, dst_ep, 7777, session,
+		    next_id, next_id);
 	next_id++;
-	f->len = sizeof(*eh) + sizeof(*h);
 }
 
 static void add_op(struct frame *f, uint8_t opcode, uint16_t flags,
 		   uint32_t len, uint64_t key, uint64_t addr,
 		   const void *data, uint32_t data_len)
 {
-	struct wop *op = (struct wop *)(f->buf + f->len);
-	struct whdr *h = hdr_of(f);
-
-	memset(op, 0, sizeof(*op));
-	op->opcode = opcode;
-	op->flags = htons(flags);
-	op->len = htonl(len);
-	op->rkey = htobe64(key);
-	op->addr = htobe64(addr);
-	op->data_len = htonl(data_len);
-	f->len += sizeof(*op);
-	if (data_len) {
-		memcpy(f->buf + f->len, data, data_len);
-		f->len += (data_len + 7) & ~7u;
-	}
-	h->body_len = htons((uint16_t)(f->len - sizeof(struct ether_header) -
-				       sizeof(*h)));
+	frame_add_op(f, opcode, flags, len, key, addr, data, data_len);
 }
 
 static void send_frame(const struct frame *f)
 {
-	struct sockaddr_ll sll = {
-		.sll_family = AF_PACKET,
-		.sll_ifindex = ifindex,
-		.sll_halen = 6,
-	};
-	/* No padding to 60 bytes: veth carries runts, which is the point. */
-	size_t len = f->len;
+	int err = raw_send(&rlink, f);
 
-	memcpy(sll.sll_addr, dst_mac, 6);
-	if (sendto(raw_fd, f->buf, len, 0, (struct sockaddr *)&sll,
-		   sizeof(sll)) < 0)
+	if (err) {
+		errno = -err;
 		perror("sendto");
+	}
 }
 
-static int64_t now_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
-
-/*
- * Wait for the response to request id and copy the whole frame (Ethernet
- * header included) to buf, its length to *len; returns its chain status,
- * or -1 when none came in timeout_ms.
- */
 static int wait_frame(uint64_t id, uint8_t *buf, size_t *len, int timeout_ms)
 {
-	struct pollfd p = { .fd = raw_fd, .events = POLLIN };
-	struct whdr *h = (struct whdr *)(buf + sizeof(struct ether_header));
-	ssize_t n;
-
-	*len = 0;
-	while (poll(&p, 1, timeout_ms) == 1) {
-		n = recv(raw_fd, buf, FRAME_MAX, 0);
-		if (n < (ssize_t)(sizeof(struct ether_header) + sizeof(*h)))
-			continue;
-		if (memcmp(buf, my_mac, 6) || h->type != T_RESP ||
-		    be64toh(h->req_id) != id)
-			continue;
-		*len = (size_t)n;
-		return h->status;
-	}
-	return -1;
+	return raw_wait_resp(&rlink, id, buf, len, timeout_ms);
 }
 
-/*
- * Status of op 0 of a response frame of wait_frame() and its output in
- * *out (out_len bytes wanted); -1 if the frame carries no such result.
- */
+/* Status of op 0 of a response frame and its output (see frame_resp_op()). */
 static int resp_op(const uint8_t *buf, size_t len, void *out, uint32_t out_len)
 {
-	const struct whdr *h = (const struct whdr *)(buf + sizeof(struct ether_header));
-	const struct wres *r = (const struct wres *)(h + 1);
-	size_t need = sizeof(struct ether_header) + sizeof(*h);
-
-	if (len < need || h->status != PRISM_S_OK || !h->nops)
-		return -1;
-	need += h->nops * sizeof(*r);
-	if (len < need)
-		return -1;
-	if (out_len) {
-		if (ntohl(r->len) != out_len || len < need + out_len)
-			return -1;
-		memcpy(out, buf + need, out_len);
-	}
-	return r->status;
+	return frame_resp_op(buf, len, 0, out, out_len);
 }
 
 /*
@@ -420,7 +291,7 @@ static int run_random(unsigned long n)
 		random_frame(&f);
 		send_frame(&f);
 		/* Keep the socket's receive queue short. */
-		while (recv(raw_fd, drain, sizeof(drain), MSG_DONTWAIT) > 0)
+		while (recv(rlink.fd, drain, sizeof(drain), MSG_DONTWAIT) > 0)
 			;
 	}
 	frame_init(&f, 1);
@@ -536,9 +407,7 @@ static int run_replay(void)
 
 static int setup(const char *ifname, int argc, char **argv)
 {
-	struct ifreq ifr = { 0 };
-	struct sockaddr_ll sll = { .sll_family = AF_PACKET };
-	int i;
+	int i, err;
 
 	for (i = 0; i < argc; i++) {
 		if (!strncmp(argv[i], "mac=", 4))
@@ -550,18 +419,9 @@ static int setup(const char *ifname, int argc, char **argv)
 		else if (!strncmp(argv[i], "addr=", 5))
 			base = strtoull(argv[i] + 5, NULL, 0);
 	}
-	raw_fd = socket(AF_PACKET, SOCK_RAW, htons(ETHERTYPE));
-	if (raw_fd < 0)
-		return -errno;
-	snprintf(ifr.ifr_name, sizeof(ifr.ifr_name), "%s", ifname);
-	if (ioctl(raw_fd, SIOCGIFHWADDR, &ifr))
-		return -errno;
-	memcpy(my_mac, ifr.ifr_hwaddr.sa_data, 6);
-	ifindex = (int)if_nametoindex(ifname);
-	sll.sll_protocol = htons(ETHERTYPE);
-	sll.sll_ifindex = ifindex;
-	if (bind(raw_fd, (struct sockaddr *)&sll, sizeof(sll)))
-		return -errno;
+	err = raw_open(&rlink, ifname, 1);
+	if (err)
+		return err;
 	session = (uint32_t)time(NULL) ^ (uint32_t)getpid();
 	return 0;
 }
