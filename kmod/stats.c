@@ -21,6 +21,11 @@ static const char * const prism_stat_names[PRISM_STAT_NR] = {
 	[PRISM_STAT_NACKS_RECEIVED]	= "nacks_received",
 	[PRISM_STAT_NACKS_SENT]		= "nacks_sent",
 	[PRISM_STAT_DUPLICATES]		= "duplicates",
+	[PRISM_STAT_UNAUTH_REFUSED]	= "unauth_refused",
+	[PRISM_STAT_REPLIES_LIMITED]	= "replies_limited",
+	[PRISM_STAT_OVER_BUDGET]	= "over_budget",
+	[PRISM_STAT_RCVBUF_FULL]	= "rcvbuf_full",
+	[PRISM_STAT_RESP_FORGED]	= "resp_forged",
 };
 
 /* The uapi struct is the same counters in the same order. */

@@ -79,6 +79,16 @@
  * cache always covers every chain the client may still retransmit.
  */
 #define PRISM_WINDOW		512
+/*
+ * Work bound of one chain: the sum of the lengths of its ops (bytes each op
+ * may read, write or deliver) is at most this.  Longer chains are refused
+ * (sendmsg: EINVAL; from the wire: INVALID, counted in over_budget).
+ */
+#define PRISM_MAX_CHAIN_WORK	(256 << 10)
+/* Endpoint ids below this need CAP_NET_BIND_SERVICE to bind (like ports). */
+#define PRISM_EP_PRIVILEGED	1024
+/* Endpoint ids from here up are handed out by bind() with ep 0. */
+#define PRISM_EP_EPHEMERAL_MIN	0x80000000U
 
 /* Endpoint address. */
 struct sockaddr_prism {
@@ -279,6 +289,12 @@ struct prism_fl_post {
 #define PRISM_RETRIES		3	/* int: transmissions before TIMEOUT (1..64, default 8) */
 #define PRISM_MAX_OUTSTANDING	4	/* int: chains in flight (1..PRISM_WINDOW, default 256) */
 #define PRISM_SERVE_RATE	5	/* int: chains/s served before NACKing (0: no limit) */
+/*
+ * int: 1 = run chains that carry no valid rkey of this socket if they
+ * consist of SEND ops only (an open mailbox, e.g. an RPC server); 0 (the
+ * default) = such chains are refused as if the endpoint did not exist.
+ */
+#define PRISM_OPEN_SEND		6
 
 /* Counters, per socket (PRISM_STATS) and per netns (/proc/net/prism). */
 struct prism_stats {
@@ -294,6 +310,11 @@ struct prism_stats {
 	__u64	nacks_received;		/* client: NACKs, each followed by a backoff */
 	__u64	nacks_sent;		/* target: chains refused for overload */
 	__u64	duplicates;		/* target: repeats answered from the reply cache */
+	__u64	unauth_refused;		/* target: chains without a valid rkey, refused */
+	__u64	replies_limited;	/* target: status answers not sent (rate limit) */
+	__u64	over_budget;		/* target: chains refused for their work (bytes) */
+	__u64	rcvbuf_full;		/* client: sendmsg ENOBUFS, receive buffer full */
+	__u64	resp_forged;		/* client: responses with a wrong session, MAC or endpoint */
 };
 
 #endif /* _UAPI_LINUX_PRISM_H */
