@@ -1,0 +1,69 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * A client that never reads its completions (test C): submits 1 KiB READs
+ * for SECONDS; when sendmsg fails with ENOBUFS (chains in flight at the
+ * maximum, or no room for the completion) it waits 1 ms and tries again.
+ * Then it keeps its socket, and everything queued on it, until RELEASEFILE
+ * exists (at most 300 s).
+ *
+ * Usage: hz_hog IFNAME SECONDS RELEASEFILE ADDRLINE...
+ * Prints "rcvbuf=.. accepted=.. enobufs=.. other=.. first_other=.. ms=..",
+ * then "holding=1".
+ */
+#define _GNU_SOURCE
+#include <sys/socket.h>
+
+#include "hz.h"
+
+int main(int argc, char **argv)
+{
+	static _Alignas(8) unsigned char cbuf[256];
+	unsigned long accepted = 0, enobufs = 0, other = 0;
+	int fd, err, first_other = 0, rcvbuf = 0;
+	socklen_t sl = sizeof(rcvbuf);
+	struct prism_chain_buf c;
+	struct hz_target t;
+	int64_t t0, end;
+
+	if (argc < 5) {
+		fprintf(stderr, "usage: %s IFNAME SECONDS RELEASEFILE ADDRLINE...\n",
+			argv[0]);
+		return 2;
+	}
+	if (hz_parse_target(argc - 4, argv + 4, &t)) {
+		fprintf(stderr, "no target address (mac=.. ep=..)\n");
+		return 2;
+	}
+	setvbuf(stdout, NULL, _IOLBF, 0);
+	fd = prism_open(argv[1], 0, 0);
+	if (fd < 0) {
+		printf("open=%s\n", hz_err(fd));
+		return 1;
+	}
+	prism_set_opt(fd, PRISM_MAX_OUTSTANDING, PRISM_WINDOW);
+	getsockopt(fd, SOL_SOCKET, SO_RCVBUF, &rcvbuf, &sl);
+	t0 = hz_now_ms();
+	end = t0 + 1000 * strtoll(argv[2], NULL, 0);
+	while (hz_now_ms() < end) {
+		prism_chain_init(&c, cbuf, sizeof(cbuf), accepted);
+		prism_prep_read(&c, t.rkey, t.addr + HZ_KNOWN_OFF, 1024);
+		err = prism_submit(fd, &t.sa, &c);
+		if (!err) {
+			accepted++;
+			continue;
+		}
+		if (err == -ENOBUFS) {
+			enobufs++;
+		} else {
+			if (!other++)
+				first_other = err;
+		}
+		poll(NULL, 0, 1);
+	}
+	printf("rcvbuf=%d accepted=%lu enobufs=%lu other=%lu first_other=%s ms=%lld\n",
+	       rcvbuf, accepted, enobufs, other, hz_err(first_other),
+	       (long long)(hz_now_ms() - t0));
+	printf("holding=1\n");
+	hz_wait_file(argv[3], 300000);
+	return 0;
+}
