@@ -640,6 +640,61 @@ static void read_bounded_reads_min_of_len_and_bound(struct kunit *test)
 	T_ST(test, f, 4, PRISM_S_ACCESS);
 }
 
+/*
+ * Zero-length accesses: a bounded READ through {ptr, 0} reads nothing and
+ * touches no page, even when ptr is the end of a region that ends on a
+ * page boundary (there is no page there).
+ */
+struct t_zero {
+	const char	*name;
+	unsigned int	reg;		/* region of the pointer and the target */
+	u64		slot;		/* offset of the {ptr, bound} pair */
+	bool		at_end;		/* ptr = end of region, else its start */
+	u16		flags;		/* REDIRECT flags added to the READ */
+};
+
+static const struct t_zero t_zero_cases[] = {
+	{ "end of page-aligned region", RD, 0x10, true, 0 },
+	{ "end of page-aligned region, redirect to scratch", RD, 0x10, true,
+	  PRISM_F_REDIRECT | PRISM_F_REDIRECT_SCRATCH },
+	{ "end of page-aligned region, redirect to region", RD, 0x10, true,
+	  PRISM_F_REDIRECT },
+	{ "end of region inside a page", RA, 0x40, true, 0 },
+	{ "start of region", RD, 0x10, false, 0 },
+};
+
+static void t_zero_desc(const struct t_zero *c, char *desc)
+{
+	strscpy(desc, c->name, KUNIT_PARAM_DESC_SIZE);
+}
+
+KUNIT_ARRAY_PARAM(t_zero, t_zero_cases, t_zero_desc);
+
+static void read_bounded_zero_touches_nothing(struct kunit *test)
+{
+	const struct t_zero *c = test->param_value;
+	struct t_fix *f = test->priv;
+	struct t_region *r = &f->r[c->reg];
+	u64 ptr = c->at_end ? r->start + r->len : r->start;
+	u64 redirect = 0;
+
+	if (c->flags & PRISM_F_REDIRECT_SCRATCH)
+		redirect = 64;
+	else if (c->flags & PRISM_F_REDIRECT)
+		redirect = r->start + 0x100;
+	t_poke_le64(r, r->start + c->slot, ptr);
+	t_poke_le64(r, r->start + c->slot + 8, 0);
+	t_add(f->q, OP(.opcode = PRISM_OP_READ,
+		       .flags = PRISM_F_INDIRECT | PRISM_F_BOUNDED | c->flags,
+		       .rkey = r->rkey, .addr = r->start + c->slot, .len = 16,
+		       .redirect = redirect), NULL);
+	t_run_ok(test, f);
+	T_ST(test, f, 0, PRISM_S_OK);
+	KUNIT_EXPECT_EQ(test, t_olen(f, 0), 0);
+	KUNIT_EXPECT_EQ(test, f->ctx.ops_failed, 0);
+	t_check_mem(test, f);
+}
+
 static void read_indirect_through_scratch_pointer(struct kunit *test)
 {
 	struct t_fix *f = test->priv;
@@ -2371,6 +2426,8 @@ static struct kunit_case prism_engine_cases[] = {
 	KUNIT_CASE(read_indirect_bad_pointers_are_access),
 	KUNIT_CASE(read_indirect_pointer_load_needs_read_right),
 	KUNIT_CASE(read_bounded_reads_min_of_len_and_bound),
+	KUNIT_CASE_PARAM(read_bounded_zero_touches_nothing,
+			 t_zero_gen_params),
 	KUNIT_CASE(read_indirect_through_scratch_pointer),
 	KUNIT_CASE(read_scratch_starts_zeroed),
 	KUNIT_CASE(read_output_padded_with_zeroes),
