@@ -174,6 +174,9 @@ static void prism_region_io(const struct prism_region *r, u64 va, u8 *buf,
 	struct prism_piece p;
 	spinlock_t *lock;	/* stripe of the current line */
 
+	/* Nothing to touch: va may be the end of the region (no page there). */
+	if (!len)
+		return;
 	if (len <= PRISM_MAX_CAS) {
 		prism_small_lock(r, va, len, &s);
 		prism_small_io(&s, buf, to_mem);
@@ -486,10 +489,16 @@ static int prism_exec_read(struct prism_opx *x, const struct prism_pop *p,
 		st = prism_opx_redirect(x, op->len, &dst);
 		if (st)
 			return st;
-		prism_ref_copy(&dst, &src, n);
+		if (n)
+			prism_ref_copy(&dst, &src, n);
 		return PRISM_S_OK;
 	}
-	prism_ref_read(&src, 0, out, n);
+	/*
+	 * A bound of 0 reads nothing: OK with no output, memory untouched
+	 * (the pointer may be the end of the region, where no page is).
+	 */
+	if (n)
+		prism_ref_read(&src, 0, out, n);
 	*out_len = n;
 	return PRISM_S_OK;
 }
