@@ -206,8 +206,16 @@ int prism_wire_parse_op(const u8 *body, u32 body_len, u32 *pos,
 			unsigned int idx, struct prism_pop *pop);
 /*
  * Check a whole wire request body of nops ops: every op valid, nothing
- * left over.  0 and the largest response body length, or -EINVAL.
+ * left over, work within PRISM_MAX_CHAIN_WORK.  0 and the largest
+ * response body length, or -EINVAL (malformed) or -E2BIG (too much work).
  */
 int prism_wire_check(const u8 *body, u32 body_len, u8 nops, u32 *resp_len);
+/*
+ * The same, and the chain's work: the sum of its op lengths, the most
+ * bytes it may read, write or deliver.  -E2BIG: well formed, but more
+ * work than PRISM_MAX_CHAIN_WORK (prism_wire_check() refuses it too).
+ */
+int prism_wire_check_work(const u8 *body, u32 body_len, u8 nops,
+			  u32 *resp_len, u32 *work);
 
 #endif /* _PRISM_H */

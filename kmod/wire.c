@@ -241,12 +241,16 @@ int prism_wire_parse_op(const u8 *body, u32 body_len, u32 *pos,
 }
 EXPORT_SYMBOL_IF_KUNIT(prism_wire_parse_op);
 
-/* Check nops ops in buf, nothing after them; compute the response size. */
+/*
+ * Check nops ops in buf, nothing after them; compute the response size and
+ * the chain's work (the sum of its op lengths).  -E2BIG: well formed, but
+ * more work than PRISM_MAX_CHAIN_WORK.
+ */
 static int prism_check_chain(const u8 *buf, u32 buf_len, u8 nops, bool wire,
-			     u32 *resp_len)
+			     u32 *resp_len, u32 *work)
 {
 	struct prism_pop pop;
-	u32 pos = 0, resp;
+	u32 pos = 0, resp, w = 0;
 	unsigned int i;
 
 	if (!nops || nops > PRISM_MAX_CHAIN)
@@ -257,16 +261,28 @@ static int prism_check_chain(const u8 *buf, u32 buf_len, u8 nops, bool wire,
 			return -EINVAL;
 		/* At most 16 * 65536: no overflow. */
 		resp += PRISM_PAD8(pop.out_len);
+		w += pop.op.len;
 	}
 	if (pos != buf_len)
 		return -EINVAL;
+	if (w > PRISM_MAX_CHAIN_WORK)
+		return -E2BIG;
 	*resp_len = resp;
+	if (work)
+		*work = w;
 	return 0;
 }
 
+int prism_wire_check_work(const u8 *body, u32 body_len, u8 nops,
+			  u32 *resp_len, u32 *work)
+{
+	return prism_check_chain(body, body_len, nops, true, resp_len, work);
+}
+EXPORT_SYMBOL_IF_KUNIT(prism_wire_check_work);
+
 int prism_wire_check(const u8 *body, u32 body_len, u8 nops, u32 *resp_len)
 {
-	return prism_check_chain(body, body_len, nops, true, resp_len);
+	return prism_check_chain(body, body_len, nops, true, resp_len, NULL);
 }
 EXPORT_SYMBOL_IF_KUNIT(prism_wire_check);
 
@@ -278,7 +294,7 @@ int prism_chain_encode(const u8 *ops, u32 ops_len, u8 nops, u8 *out,
 	unsigned int i;
 
 	/* Check everything before writing anything. */
-	if (prism_check_chain(ops, ops_len, nops, false, &resp))
+	if (prism_check_chain(ops, ops_len, nops, false, &resp, NULL))
 		return -EINVAL;
 	/* The wire op has the size of struct prism_op: same body length. */
 	if (ops_len > out_cap)

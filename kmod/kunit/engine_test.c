@@ -2024,6 +2024,43 @@ static void nops_up_to_max_chain_accepted(struct kunit *test)
 		T_ST(test, f, i, PRISM_S_OK);
 }
 
+/*
+ * A chain may move at most PRISM_MAX_CHAIN_WORK bytes (sum of op lengths):
+ * beyond that it is refused whole, before anything runs, on both paths.
+ */
+static void chain_work_is_bounded(struct kunit *test)
+{
+	struct t_fix *f = test->priv;
+	unsigned int i, n = PRISM_MAX_CHAIN_WORK / PRISM_MAX_OP_LEN;
+	u32 resp_len, work = 0;
+
+	for (i = 0; i < n; i++)
+		t_add(f->q, OP(.opcode = PRISM_OP_READ, .flags = PRISM_F_REDIRECT,
+			       .rkey = RK(f, RA), .addr = VA(f, RA, 0),
+			       .len = PRISM_MAX_OP_LEN,
+			       .redirect = VA(f, RA, 0x100)), NULL);
+	KUNIT_EXPECT_EQ(test, prism_wire_check_work(f->q->buf, f->q->len,
+						    f->q->nops, &resp_len,
+						    &work), 0);
+	KUNIT_EXPECT_EQ(test, work, PRISM_MAX_CHAIN_WORK);
+	/* Within the bound it runs (and fails: the region is smaller). */
+	t_run_ok(test, f);
+	T_ST(test, f, 0, PRISM_S_ACCESS);
+	KUNIT_EXPECT_EQ(test, t_run_encoded(test, f), 0);
+
+	/* One byte more is refused whole. */
+	t_add_read(f->q, RK(f, RA), VA(f, RA, 0), 1);
+	KUNIT_EXPECT_EQ(test, prism_wire_check_work(f->q->buf, f->q->len,
+						    f->q->nops, &resp_len,
+						    &work), -E2BIG);
+	KUNIT_EXPECT_EQ(test, prism_wire_check(f->q->buf, f->q->len,
+					       f->q->nops, &resp_len), -E2BIG);
+	KUNIT_EXPECT_EQ(test, t_run(test, f), -PRISM_S_INVALID);
+	KUNIT_EXPECT_EQ(test, f->ctx.ops_failed, 0);
+	KUNIT_EXPECT_EQ(test, t_run_encoded(test, f), -EINVAL);
+	t_check_mem(test, f);
+}
+
 static void too_big_response_rejected_before_running(struct kunit *test)
 {
 	struct t_fix *f = test->priv;
@@ -2471,6 +2508,7 @@ static struct kunit_case prism_engine_cases[] = {
 	KUNIT_CASE_PARAM(malformed_chain_is_invalid_and_touches_nothing,
 			 t_bad_gen_params),
 	KUNIT_CASE(nops_up_to_max_chain_accepted),
+	KUNIT_CASE(chain_work_is_bounded),
 	KUNIT_CASE(too_big_response_rejected_before_running),
 	KUNIT_CASE(too_big_counts_bounded_read_at_full_len),
 	KUNIT_CASE(ops_failed_counts_every_non_ok_status),
