@@ -151,6 +151,14 @@ int kv_client_open(struct kv_client **out, const char *ifname,
 		err = c->fd;
 		goto fail;
 	}
+	/* The server answers RPCs with SEND-only chains. */
+	err = prism_set_opt(c->fd, PRISM_OPEN_SEND, 1);
+	if (err) {
+		fprintf(stderr, "kv: setting PRISM_OPEN_SEND: %s\n",
+			strerror(-err));
+		close(c->fd);
+		goto fail;
+	}
 	err = prism_set_timeout(c->fd, c->timeout_ms);
 	if (err) {
 		close(c->fd);

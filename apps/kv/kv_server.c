@@ -467,6 +467,10 @@ int main(int argc, char **argv)
 	s.fd = prism_open(ifname, 0, ep);
 	if (s.fd < 0)
 		return die("prism_open", s.fd);
+	/* Clients send RPCs and buffer recycling as SEND-only chains. */
+	err = prism_set_opt(s.fd, PRISM_OPEN_SEND, 1);
+	if (err)
+		return die("PRISM_OPEN_SEND", err);
 	err = layout(&s, nbufs);
 	if (err)
 		return die("memory", err);

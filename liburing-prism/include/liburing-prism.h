@@ -790,7 +790,13 @@ int prism_fl_create(int fd, __u64 rkey, __u32 buf_size, __u32 capacity,
 int prism_fl_post(int fd, __u32 id, const __u64 *addrs, __u32 count);
 /* Destroy free list id; buffers still in it are forgotten. */
 int prism_fl_destroy(int fd, __u32 id);
-/* Integer options at SOL_PRISM (PRISM_TIMEOUT_MS, PRISM_RETRIES, ...). */
+/*
+ * Integer options at SOL_PRISM (PRISM_TIMEOUT_MS, PRISM_RETRIES, ...).
+ * A socket that receives SEND messages from peers holding none of its
+ * rkeys (an RPC server, a reply mailbox) must set PRISM_OPEN_SEND to 1:
+ * by default SEND-only chains without a valid rkey of the target socket
+ * are refused as NO_ENDPOINT.
+ */
 int prism_set_opt(int fd, int opt, int val);
 int prism_get_opt(int fd, int opt, int *val);
 /* prism_set_opt(fd, PRISM_TIMEOUT_MS, timeout_ms). */

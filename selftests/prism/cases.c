@@ -1030,7 +1030,7 @@ static int case_send(struct client *c)
 	const void *p;
 	__u32 len;
 	ssize_t n;
-	int r;
+	int r, err;
 
 	if (!c->peer_ns || !c->peer_if) {
 		FAIL("needs --peer-ns and --peer-if");
@@ -1039,6 +1039,13 @@ static int case_send(struct client *c)
 	r = open_in_netns(c->peer_ns, c->peer_if, 0);
 	if (r < 0) {
 		FAIL("receiver socket in %s: %s", c->peer_ns, errno_name(-r));
+		return 1;
+	}
+	/* The chains below are SEND only and carry no rkey of r. */
+	err = prism_set_opt(r, PRISM_OPEN_SEND, 1);
+	if (err) {
+		FAIL("PRISM_OPEN_SEND on the receiver: %s", errno_name(-err));
+		close(r);
 		return 1;
 	}
 	setsockopt(r, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));

@@ -118,6 +118,10 @@ int main(int argc, char **argv)
 	fd = prism_open(argv[optind], 0, (__u32)strtoul(argv[optind + 1], NULL, 0));
 	if (fd < 0)
 		die("prism_open", fd);
+	/* Clients send buffer recycling as SEND-only chains. */
+	err = prism_set_opt(fd, PRISM_OPEN_SEND, 1);
+	if (err)
+		die("PRISM_OPEN_SEND", err);
 
 	/* Layout: meta | lock slots | buffers, each part page aligned. */
 	bufsz = 8 + bsize;

@@ -188,6 +188,12 @@ int main(int argc, char **argv)
 		fprintf(stderr, "prism_open: %s\n", strerror(-s.fd));
 		return 1;
 	}
+	/* Clients send requests and recycled buffers as SEND-only chains. */
+	err = prism_set_opt(s.fd, PRISM_OPEN_SEND, 1);
+	if (err) {
+		fprintf(stderr, "PRISM_OPEN_SEND: %s\n", strerror(-err));
+		return 1;
+	}
 	s.len = (size_t)s.nslots * TX_SLOT_SIZE * 2 + (size_t)s.nbufs * TX_BUF_SIZE;
 	s.len = (s.len + 4095) & ~(size_t)4095;
 	s.mem = mmap(NULL, s.len, PROT_READ | PROT_WRITE,

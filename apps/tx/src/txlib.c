@@ -209,6 +209,15 @@ int txc_open(struct txc *c, const char *ifname, const char *infos,
 	c->fd = prism_open(ifname, 0, 0);
 	if (c->fd < 0)
 		return c->fd;
+	/* Servers answer RPCs with SEND-only chains. */
+	err = prism_set_opt(c->fd, PRISM_OPEN_SEND, 1);
+	if (err) {
+		fprintf(stderr, "tx: setting PRISM_OPEN_SEND: %s\n",
+			strerror(-err));
+		close(c->fd);
+		c->fd = -1;
+		return err;
+	}
 	prism_set_timeout(c->fd, CHAIN_TIMEOUT_MS);
 	prism_set_opt(c->fd, PRISM_RETRIES, CHAIN_RETRIES);
 	return 0;
