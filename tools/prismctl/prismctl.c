@@ -37,16 +37,22 @@ static const char *const stat_names[] = {
 	"chains_sent", "chains_completed", "chains_timed_out",
 	"chains_served", "ops_served", "ops_failed", "sends_received",
 	"rx_dropped", "retransmits", "nacks_received", "nacks_sent",
-	"duplicates",
+	"duplicates", "unauth_refused", "replies_limited", "over_budget",
+	"rcvbuf_full", "resp_forged",
 };
 
 #define NR_STATS	(int)(sizeof(stat_names) / sizeof(stat_names[0]))
+/* One name per counter attribute (they start after UNSPEC and PAD). */
+_Static_assert(NR_STATS == PRISM_STATS_ATTR_MAX - 1,
+	       "stat_names must follow enum prism_stats_attr");
 
 static const char *const peer_stat_names[] = {
 	"chains_sent", "chains_completed", "timeouts", "nacks", "retransmits",
 };
 
 #define NR_PEER_STATS	(int)(sizeof(peer_stat_names) / sizeof(peer_stat_names[0]))
+_Static_assert(NR_PEER_STATS == PRISM_PEER_STATS_ATTR_MAX - 1,
+	       "peer_stat_names must follow enum prism_peer_stats_attr");
 
 /* Names of the request attributes, for error messages. */
 static const char *const attr_names[PRISM_ATTR_MAX + 1] = {
@@ -344,10 +350,10 @@ static void put_mac(const char *key, const char *label,
 static int put_counters(const char *key, const struct nlattr *nest,
 			const char *const *names, int n)
 {
-	uint64_t c[16];
+	uint64_t c[NR_STATS > NR_PEER_STATS ? NR_STATS : NR_PEER_STATS];
 	int i;
 
-	if (parse_counters(nest, c, n))
+	if (n > (int)(sizeof(c) / sizeof(c[0])) || parse_counters(nest, c, n))
 		return -1;
 	out_obj_begin(key);
 	for (i = 0; i < n; i++)

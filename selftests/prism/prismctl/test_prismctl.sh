@@ -318,11 +318,11 @@ endpoint_tests() {
 		'length == 1 and .[0].ep == 7 and .[0].dev == "va"' \
 		"$NS_A" -j endpoint show ep "$EP"
 	run_json "endpoint show -s -j: socket counters" \
-		'.[0].stats | keys == (["chains_sent","chains_completed","chains_timed_out","chains_served","ops_served","ops_failed","sends_received","rx_dropped","retransmits","nacks_received","nacks_sent","duplicates"] | sort)' \
+		'.[0].stats | keys == (["chains_sent","chains_completed","chains_timed_out","chains_served","ops_served","ops_failed","sends_received","rx_dropped","retransmits","nacks_received","nacks_sent","duplicates","unauth_refused","replies_limited","over_budget","rcvbuf_full","resp_forged"] | sort)' \
 		"$NS_A" -j -s endpoint show
 	run_ok "endpoint show -s (text)" "$NS_A" endpoint show -s
 	check "endpoint show -s: counters on an indented line" grep -Eq \
-		"^    chains_sent [0-9]+ chains_completed [0-9]+ .* duplicates [0-9]+$" "$T/out"
+		"^    chains_sent [0-9]+ chains_completed [0-9]+ .* duplicates [0-9]+ unauth_refused [0-9]+ replies_limited [0-9]+ over_budget [0-9]+ rcvbuf_full [0-9]+ resp_forged [0-9]+$" "$T/out"
 	run_json "endpoint show -j -p: pretty JSON" '.[0].ep == 7' \
 		"$NS_A" -j -p endpoint show
 	check "pretty JSON is indented" grep -q '^        "ep": 7,$' "$T/out"
@@ -484,6 +484,9 @@ freelist_tests() {
 }
 
 # The netns counters against /proc/net/prism, after traffic from B to A.
+# /proc/net/prism ends with gauges that netlink does not carry (sessions,
+# rcache_bytes): those lines are left out of the comparison.
+PROC_ONLY='^(sessions|rcache_bytes) '
 PROC_TO_JSON='$p | split("\n") | map(select(length > 0) | split(" ") | {(.[0]): (.[1] | tonumber)}) | add'
 
 stats_tests() {
@@ -497,7 +500,8 @@ stats_tests() {
 		"$NS_A" -j freelist show ep "$EP" id "$A_fl"
 
 	for ns in "$NS_A" "$NS_B"; do
-		ip netns exec "$ns" cat /proc/net/prism > "$T/proc-$ns"
+		ip netns exec "$ns" cat /proc/net/prism |
+			grep -Ev "$PROC_ONLY" > "$T/proc-$ns"
 		run_ok "stats ($ns, text)" "$ns" stats
 		check "stats ($ns): the text is /proc/net/prism" cmp -s "$T/out" "$T/proc-$ns"
 		pc "$ns" -j stats show
