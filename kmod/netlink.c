@@ -17,7 +17,11 @@
  * ALLOCs write into some process' memory.  Both therefore need
  * CAP_NET_ADMIN in the initial user namespace, not only in the user
  * namespace owning the netns: the admin of a container must not reach the
- * memory of processes that entered its netns from outside.
+ * memory of processes that entered its netns from outside.  The same
+ * requesters alone see which process owns an endpoint and where its
+ * regions lie in that process' address space (OWNER_PID, REGION_START):
+ * for anybody else these attributes are left out of the replies, which
+ * would otherwise hand out the layout an attack on the memory needs.
  */
 #include <linux/kernel.h>
 #include <linux/capability.h>
@@ -134,8 +138,13 @@ static int prism_nl_put_stats(struct sk_buff *skb, const u64 *c)
 				     PRISM_STATS_ATTR_PAD, c, PRISM_STAT_NR);
 }
 
+/*
+ * admin: the requester has CAP_NET_ADMIN in the initial user namespace
+ * (netlink_capable() on the request), and so may see the owner's pid,
+ * region addresses and rkeys.
+ */
 static int prism_nl_fill_ep(struct sk_buff *skb, struct prism_sock *psk,
-			    u32 portid, u32 seq, int flags)
+			    u32 portid, u32 seq, int flags, bool admin)
 {
 	struct prism_mem *mem = &psk->mem;
 	struct prism_freelist *fl;
@@ -173,7 +182,8 @@ static int prism_nl_fill_ep(struct sk_buff *skb, struct prism_sock *psk,
 			goto cancel;
 	}
 	/* pid_vnr(): 0 when the owner is not visible in our pid namespace. */
-	if (nla_put_u32(skb, PRISM_ATTR_OWNER_PID, pid_vnr(psk->owner)) ||
+	if ((admin &&
+	     nla_put_u32(skb, PRISM_ATTR_OWNER_PID, pid_vnr(psk->owner))) ||
 	    nla_put_u32(skb, PRISM_ATTR_NR_REGIONS, nr_regions) ||
 	    nla_put_u32(skb, PRISM_ATTR_NR_FREELISTS, nr_fls) ||
 	    nla_put_u64_64bit(skb, PRISM_ATTR_PINNED_PAGES, pinned,
@@ -233,7 +243,7 @@ cancel:
 
 static int prism_nl_fill_region(struct sk_buff *skb, struct prism_sock *psk,
 				struct prism_region *r, u32 portid, u32 seq,
-				bool show_rkey)
+				bool admin)
 {
 	void *hdr;
 
@@ -242,14 +252,15 @@ static int prism_nl_fill_region(struct sk_buff *skb, struct prism_sock *psk,
 	if (!hdr)
 		return -EMSGSIZE;
 	if (nla_put_u32(skb, PRISM_ATTR_EP, psk->ep) ||
-	    nla_put_u64_64bit(skb, PRISM_ATTR_REGION_START, r->start,
-			      PRISM_ATTR_PAD) ||
+	    (admin &&
+	     nla_put_u64_64bit(skb, PRISM_ATTR_REGION_START, r->start,
+			       PRISM_ATTR_PAD)) ||
 	    nla_put_u64_64bit(skb, PRISM_ATTR_REGION_LEN, r->len,
 			      PRISM_ATTR_PAD) ||
 	    nla_put_u32(skb, PRISM_ATTR_REGION_ACCESS, r->access) ||
 	    nla_put_u64_64bit(skb, PRISM_ATTR_REGION_PAGES, r->npages,
 			      PRISM_ATTR_PAD) ||
-	    (show_rkey &&
+	    (admin &&
 	     nla_put_u64_64bit(skb, PRISM_ATTR_RKEY, r->rkey, PRISM_ATTR_PAD))) {
 		genlmsg_cancel(skb, hdr);
 		return -EMSGSIZE;
@@ -260,7 +271,7 @@ static int prism_nl_fill_region(struct sk_buff *skb, struct prism_sock *psk,
 
 static int prism_nl_fill_fl(struct sk_buff *skb, struct prism_sock *psk,
 			    struct prism_freelist *fl, u32 portid, u32 seq,
-			    int flags, u8 cmd, bool show_rkey)
+			    int flags, u8 cmd, bool admin)
 {
 	struct prism_region *r;
 	void *hdr;
@@ -274,13 +285,15 @@ static int prism_nl_fill_fl(struct sk_buff *skb, struct prism_sock *psk,
 	    nla_put_u32(skb, PRISM_ATTR_FL_CAPACITY, fl->capacity) ||
 	    nla_put_u32(skb, PRISM_ATTR_FL_COUNT, READ_ONCE(fl->count)))
 		goto cancel;
-	r = prism_region_find(&psk->mem, fl->rkey);
-	if (r && nla_put_u64_64bit(skb, PRISM_ATTR_REGION_START, r->start,
-				   PRISM_ATTR_PAD))
-		goto cancel;
-	if (show_rkey &&
-	    nla_put_u64_64bit(skb, PRISM_ATTR_RKEY, fl->rkey, PRISM_ATTR_PAD))
-		goto cancel;
+	if (admin) {
+		r = prism_region_find(&psk->mem, fl->rkey);
+		if (r && nla_put_u64_64bit(skb, PRISM_ATTR_REGION_START,
+					   r->start, PRISM_ATTR_PAD))
+			goto cancel;
+		if (nla_put_u64_64bit(skb, PRISM_ATTR_RKEY, fl->rkey,
+				      PRISM_ATTR_PAD))
+			goto cancel;
+	}
 	genlmsg_end(skb, hdr);
 	return 0;
 
@@ -378,7 +391,8 @@ static int prism_nl_ep_dump_one(struct sk_buff *skb,
 				struct prism_nl_dump_ctx *ctx)
 {
 	return prism_nl_fill_ep(skb, psk, NETLINK_CB(cb->skb).portid,
-				cb->nlh->nlmsg_seq, NLM_F_MULTI);
+				cb->nlh->nlmsg_seq, NLM_F_MULTI,
+				netlink_capable(cb->skb, CAP_NET_ADMIN));
 }
 
 static int prism_nl_ep_dumpit(struct sk_buff *skb, struct netlink_callback *cb)
@@ -391,7 +405,7 @@ static int prism_nl_region_dump_one(struct sk_buff *skb,
 				    struct prism_sock *psk,
 				    struct prism_nl_dump_ctx *ctx)
 {
-	bool show_rkey = netlink_capable(cb->skb, CAP_NET_ADMIN);
+	bool admin = netlink_capable(cb->skb, CAP_NET_ADMIN);
 	struct prism_mem *mem = &psk->mem;
 	struct prism_region *r;
 	unsigned long idx;
@@ -406,8 +420,7 @@ static int prism_nl_region_dump_one(struct sk_buff *skb,
 				continue;
 			err = prism_nl_fill_region(skb, psk, r,
 						   NETLINK_CB(cb->skb).portid,
-						   cb->nlh->nlmsg_seq,
-						   show_rkey);
+						   cb->nlh->nlmsg_seq, admin);
 			if (err)
 				return err;
 			ctx->sub_idx = idx;
@@ -428,7 +441,7 @@ static int prism_nl_fl_dump_one(struct sk_buff *skb,
 				struct prism_nl_dump_ctx *ctx)
 {
 	const struct genl_dumpit_info *info = genl_dumpit_info(cb);
-	bool show_rkey = netlink_capable(cb->skb, CAP_NET_ADMIN);
+	bool admin = netlink_capable(cb->skb, CAP_NET_ADMIN);
 	const struct nlattr *want = info->attrs[PRISM_ATTR_FL_ID];
 	struct prism_freelist *fl;
 	unsigned long id;
@@ -439,7 +452,7 @@ static int prism_nl_fl_dump_one(struct sk_buff *skb,
 			continue;
 		err = prism_nl_fill_fl(skb, psk, fl, NETLINK_CB(cb->skb).portid,
 				       cb->nlh->nlmsg_seq, NLM_F_MULTI,
-				       PRISM_CMD_FREELIST_GET, show_rkey);
+				       PRISM_CMD_FREELIST_GET, admin);
 		if (err) {
 			ctx->sub_idx = id;
 			return err;
@@ -570,7 +583,8 @@ static int prism_nl_ep_fill_one(struct sk_buff *msg, struct prism_sock *psk,
 				const struct sk_buff *req,
 				struct genl_info *info)
 {
-	return prism_nl_fill_ep(msg, psk, info->snd_portid, info->snd_seq, 0);
+	return prism_nl_fill_ep(msg, psk, info->snd_portid, info->snd_seq, 0,
+				netlink_capable(req, CAP_NET_ADMIN));
 }
 
 static int prism_nl_ep_doit(struct sk_buff *skb, struct genl_info *info)

@@ -250,6 +250,19 @@ void out_str(const char *key, const char *label, const char *s)
 	}
 }
 
+void out_hidden(const char *key, const char *label)
+{
+	if (o.json) {
+		if (key) {
+			j_member(key);
+			fputs("null", o.f);
+		}
+	} else if (label) {
+		t_label(label);
+		fputs("hidden", o.f);
+	}
+}
+
 void out_strs(const char *key, const char *label, const char *const *s,
 	      int n)
 {

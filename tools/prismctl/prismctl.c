@@ -394,7 +394,11 @@ static int ep_cb(const struct nlmsghdr *nlh, void *data)
 		out_str("dev", "dev", mnl_attr_get_str(tb[PRISM_ATTR_IFNAME]));
 	if (tb[PRISM_ATTR_MAC])
 		put_mac("mac", "mac", tb[PRISM_ATTR_MAC]);
-	out_u64("pid", "pid", get_u32(tb, PRISM_ATTR_OWNER_PID));
+	/* Owner pid, region addresses, rkeys: only for CAP_NET_ADMIN. */
+	if (tb[PRISM_ATTR_OWNER_PID])
+		out_u64("pid", "pid", get_u32(tb, PRISM_ATTR_OWNER_PID));
+	else
+		out_hidden("pid", "pid");
 	out_u64("regions", "regions", get_u32(tb, PRISM_ATTR_NR_REGIONS));
 	out_u64("freelists", "freelists", get_u32(tb, PRISM_ATTR_NR_FREELISTS));
 	out_u64("pinned_pages", "pinned", get_u64(tb, PRISM_ATTR_PINNED_PAGES));
@@ -443,6 +447,15 @@ static int do_endpoint(int argc, char **argv)
 /* ------------------------------------------------------------------------
  * region
  */
+/* The rkey, or "hidden" (the kernel shows it only to CAP_NET_ADMIN). */
+static void put_rkey(attrs_t tb)
+{
+	if (tb[PRISM_ATTR_RKEY])
+		out_hex("rkey", "rkey", get_u64(tb, PRISM_ATTR_RKEY));
+	else
+		out_hidden("rkey", "rkey");
+}
+
 static void put_access(uint32_t acc)
 {
 	const char *names[4];
@@ -472,12 +485,14 @@ static int region_cb(const struct nlmsghdr *nlh, void *data)
 		return -1;
 	out_obj_begin(NULL);
 	out_u64("ep", "ep", get_u32(tb, PRISM_ATTR_EP));
-	out_hex("start", "start", get_u64(tb, PRISM_ATTR_REGION_START));
+	if (tb[PRISM_ATTR_REGION_START])
+		out_hex("start", "start", get_u64(tb, PRISM_ATTR_REGION_START));
+	else
+		out_hidden("start", "start");
 	out_u64("len", "len", get_u64(tb, PRISM_ATTR_REGION_LEN));
 	put_access((uint32_t)get_u32(tb, PRISM_ATTR_REGION_ACCESS));
 	out_u64("pages", "pages", get_u64(tb, PRISM_ATTR_REGION_PAGES));
-	if (tb[PRISM_ATTR_RKEY])
-		out_hex("rkey", "rkey", get_u64(tb, PRISM_ATTR_RKEY));
+	put_rkey(tb);
 	out_obj_end();
 	return 0;
 }
@@ -495,14 +510,20 @@ static void put_freelist(attrs_t tb)
 	out_obj_begin(NULL);
 	out_u64("ep", "ep", get_u32(tb, PRISM_ATTR_EP));
 	out_u64("id", "id", get_u32(tb, PRISM_ATTR_FL_ID));
+	/*
+	 * The kernel leaves out the region start, with the rkey, for callers
+	 * without CAP_NET_ADMIN; with the rkey, its absence means the region
+	 * went away meanwhile.
+	 */
 	if (tb[PRISM_ATTR_REGION_START])
 		out_hex("region_start", "region",
 			get_u64(tb, PRISM_ATTR_REGION_START));
+	else if (!tb[PRISM_ATTR_RKEY])
+		out_hidden("region_start", "region");
 	out_u64("buf_size", "size", get_u32(tb, PRISM_ATTR_FL_BUF_SIZE));
 	out_u64("capacity", "capacity", get_u32(tb, PRISM_ATTR_FL_CAPACITY));
 	out_u64("count", "count", get_u32(tb, PRISM_ATTR_FL_COUNT));
-	if (tb[PRISM_ATTR_RKEY])
-		out_hex("rkey", "rkey", get_u64(tb, PRISM_ATTR_RKEY));
+	put_rkey(tb);
 	out_obj_end();
 }
 

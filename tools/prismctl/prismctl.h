@@ -40,6 +40,11 @@ void out_u64(const char *key, const char *label, uint64_t v);
 /* Text "0x..."; JSON a "0x..." string (64-bit values exceed doubles). */
 void out_hex(const char *key, const char *label, uint64_t v);
 void out_str(const char *key, const char *label, const char *s);
+/*
+ * A value the kernel withheld (the caller lacks CAP_NET_ADMIN): JSON null,
+ * text "label hidden".
+ */
+void out_hidden(const char *key, const char *label);
 /* JSON: an array of strings; text: the strings joined by ",". */
 void out_strs(const char *key, const char *label, const char *const *s,
 	      int n);

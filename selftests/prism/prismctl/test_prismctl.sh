@@ -339,6 +339,13 @@ endpoint_tests() {
 	rc=$?
 	check "owner pid is 0 from another pid namespace" \
 		eval 'succeeded && jtrue ".[0].pid == 0 and .[0].ep == 7"'
+	# The owner pid is for CAP_NET_ADMIN only; prismctl says it is hidden.
+	pcn "$NS_A" -j endpoint show
+	check "endpoint show as nobody: pid null" eval \
+		'succeeded && jtrue "length == 1 and .[0].ep == 7 and (.[0] | has(\"pid\")) and .[0].pid == null"'
+	pcn "$NS_A" endpoint show
+	check "endpoint show as nobody (text): pid hidden" eval \
+		'succeeded && grep -Eq "^ep $EP dev va mac $A_mac pid hidden regions 1 " "$T/out"'
 }
 
 region_tests() {
@@ -353,12 +360,13 @@ region_tests() {
 	run_fail "region show ep 999: ENOENT" 1 \
 		"region show: no endpoint with this id in this network namespace: No such file or directory" \
 		"$NS_A" region show ep 999
+	# Address and rkey are for CAP_NET_ADMIN only: null / "hidden".
 	pcn "$NS_A" -j region show
-	check "region show as nobody: the region without its rkey" eval \
-		'succeeded && jtrue "length == 1 and (.[0] | has(\"rkey\") | not) and .[0].len == (\$ENV.A_len | tonumber)"'
+	check "region show as nobody: start and rkey null" eval \
+		'succeeded && jtrue "length == 1 and (.[0] | has(\"rkey\") and has(\"start\")) and .[0].rkey == null and .[0].start == null and .[0].len == (\$ENV.A_len | tonumber)"'
 	pcn "$NS_A" region show
-	check "region show as nobody (text): no rkey" eval \
-		'succeeded && grep -q "^ep $EP start $A_addr len " "$T/out" && ! grep -q rkey "$T/out"'
+	check "region show as nobody (text): start and rkey hidden" eval \
+		'succeeded && grep -Eq "^ep $EP start hidden len $A_len access read,write,atomic pages $PAGES rkey hidden$" "$T/out" && ! grep -qi "${A_addr#0x}" "$T/out"'
 }
 
 freelist_tests() {
@@ -377,8 +385,11 @@ freelist_tests() {
 		"freelist show: no free list with this id on the endpoint \(id\): No such file or directory" \
 		"$NS_A" freelist show ep "$EP" id 999
 	pcn "$NS_A" -j freelist show
-	check "freelist show as nobody: no rkey" eval \
-		'succeeded && jtrue "length == 1 and (.[0] | has(\"rkey\") | not) and .[0].region_start == \$ENV.A_addr"'
+	check "freelist show as nobody: region_start and rkey null" eval \
+		'succeeded && jtrue "length == 1 and (.[0] | has(\"rkey\") and has(\"region_start\")) and .[0].rkey == null and .[0].region_start == null and .[0].count == (\$ENV.NBUFS | tonumber)"'
+	pcn "$NS_A" freelist show
+	check "freelist show as nobody (text): region and rkey hidden" eval \
+		'succeeded && grep -Eq "^ep $EP id $A_fl region hidden size $A_bufsize capacity $NBUFS count $NBUFS rkey hidden$" "$T/out"'
 
 	# create
 	run_json "freelist create: reply is the new list" \
