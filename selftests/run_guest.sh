@@ -9,6 +9,8 @@
 # Env: PRISM_NETEM_ROUNDS (netem rounds of the reliability suite, 5),
 #      PRISM_RELIABILITY_N (chains per client and round, 150),
 #      PRISM_FUZZ_FRAMES (random hostile frames, 20000),
+#      PRISM_FLOOD_FRAMES (attacker frames of the hostile suite, 100000),
+#      PRISM_HZ_K (CAS increments per phase of the hostile suite, 300),
 #      PRISM_GUEST_APPS (0: skip the slower prismctl and application
 #      suites; default 1).
 set -u
@@ -28,6 +30,9 @@ suite core "$repo/selftests/prism/run_all.sh"
 suite reliability env REPEAT="${PRISM_NETEM_ROUNDS:-5}" \
 	N="${PRISM_RELIABILITY_N:-150}" FUZZ_FRAMES="${PRISM_FUZZ_FRAMES:-20000}" \
 	"$repo/selftests/prism/reliability/test_reliability.sh"
+suite hostile env FLOOD_FRAMES="${PRISM_FLOOD_FRAMES:-100000}" \
+	HZ_K="${PRISM_HZ_K:-300}" PRISMCTL="$repo/tools/prismctl/prismctl" \
+	"$repo/selftests/prism/hostile/test_hostile.sh"
 [ "${PRISM_GUEST_APPS:-1}" = 0 ] && exit $status
 suite prismctl env \
 	PRISM_SERVER="$repo/liburing-prism/build/prism-example-server" \

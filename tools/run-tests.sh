@@ -12,9 +12,12 @@
 #          whose Makefile has a check target (TAP on stdout)
 #   kunit  boot the debug kernel, insmod prism.ko + prism_kunit.ko, count
 #          the KTAP test cases from the kernel log
-#   stock  selftests/run_guest.sh (core, reliability, apps) on the stock kernel
-#   debug  the same on the debug kernel (KASAN, lockdep, ...), then every
-#          kernel splat in the log counts as one failed test
+#   stock  selftests/run_guest.sh (core, reliability, hostile, prismctl,
+#          apps) on the stock kernel
+#   debug  the same on the debug kernel (KASAN, lockdep, ...) without the
+#          prismctl and application suites
+#   (stock and debug: every kernel splat in the guest log counts as one
+#   failed test)
 #
 # Counting: unindented TAP lines `ok ...` pass, `not ok ...` fail, either
 # with `# SKIP` is skipped (indented lines are subtests and not counted).
@@ -37,7 +40,7 @@ mkdir -p "$PRISM_OUT" "$logs"
 
 all_stages="build user kunit stock debug"
 stages=$all_stages
-usage() { sed -n '3,29p' "$0" | sed 's/^# \{0,1\}//'; exit "${1:-2}"; }
+usage() { sed -n '3,32p' "$0" | sed 's/^# \{0,1\}//'; exit "${1:-2}"; }
 while [ $# -gt 0 ]; do
 	case $1 in
 	--only) stages=${2:?}; stages=${stages//,/ }; shift 2 ;;
@@ -357,7 +360,7 @@ stage_selftests() {
 		tmo=${PRISM_TIMEOUT_DEBUG:-1800}
 		# KASAN and lockdep make everything slower: fewer rounds, and
 		# the applications (plain users of the same paths) run on stock.
-		extra="PRISM_NETEM_ROUNDS=1 PRISM_RELIABILITY_N=60 PRISM_FUZZ_FRAMES=5000 PRISM_GUEST_APPS=0"
+		extra="PRISM_NETEM_ROUNDS=1 PRISM_RELIABILITY_N=60 PRISM_FUZZ_FRAMES=5000 PRISM_FLOOD_FRAMES=25000 PRISM_GUEST_APPS=0"
 	fi
 	marker="PRISM-TESTS-BEGIN selftests $kernel $$"
 	dmesg=$logs/dmesg-selftests-$kernel.txt
