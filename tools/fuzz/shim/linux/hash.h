@@ -1,0 +1,6 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/* Fuzzer stand-in for <linux/hash.h>: see ../prism_shim.h. */
+#ifndef _PRISM_FUZZ_LINUX_HASH_H
+#define _PRISM_FUZZ_LINUX_HASH_H
+#include "../prism_shim.h"
+#endif
