@@ -117,10 +117,11 @@ kv() {
 		done
 	done < "$1"
 } 2>/dev/null
+# Frames received by eth0 of NS (/proc/net/dev: name, rx bytes, rx packets).
 rx_packets() {
-	local name v
-	while read -r name v _; do
-		[ "$name" = eth0: ] && { echo "$v"; return; }
+	local name bytes pkts
+	while read -r name bytes pkts _; do
+		[ "$name" = eth0: ] && { echo "$pkts"; return; }
 	done < "/proc/${anchor[$1]}/net/dev"
 }
 # Unreclaimable slab in kB, after asking every cache to give back empty slabs.
