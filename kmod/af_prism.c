@@ -10,6 +10,9 @@
 #include <linux/poll.h>
 #include <linux/uaccess.h>
 #include <linux/slab.h>
+#include <linux/if_arp.h>
+#include <linux/capability.h>
+#include <linux/memcontrol.h>
 #include <net/sock.h>
 #include <net/netns/generic.h>
 #include "prism_net.h"
@@ -33,13 +36,7 @@ struct prism_net *prism_pernet(struct net *net)
 /* Caller holds rcu_read_lock(). */
 struct prism_sock *prism_ep_lookup(struct net *net, u32 ep)
 {
-	struct prism_net *pn = prism_pernet(net);
-	struct prism_sock *psk;
-
-	hash_for_each_possible_rcu(pn->eps, psk, ep_node, ep)
-		if (psk->ep == ep)
-			return psk;
-	return NULL;
+	return xa_load(&prism_pernet(net)->eps, ep);
 }
 
 static struct proto prism_proto = {
@@ -59,11 +56,11 @@ static int prism_release(struct socket *sock)
 	psk = prism_sk(sk);
 	pn = prism_pernet(sock_net(sk));
 
-	spin_lock_bh(&pn->ep_lock);
+	lock_sock(sk);
 	if (psk->bound)
-		hash_del_rcu(&psk->ep_node);
+		xa_erase(&pn->eps, psk->ep);
 	psk->bound = false;
-	spin_unlock_bh(&pn->ep_lock);
+	release_sock(sk);
 
 	prism_client_release(psk);
 	atomic64_sub(psk->mem.pinned_pages, &pn->pinned_pages);
@@ -86,6 +83,7 @@ static void prism_sock_destruct(struct sock *sk)
 	WARN_ON_ONCE(!xa_empty(&prism_sk(sk)->reqs));
 	xa_destroy(&prism_sk(sk)->reqs);
 	put_pid(prism_sk(sk)->owner);
+	mem_cgroup_put(prism_sk(sk)->memcg);
 }
 
 static int prism_bind(struct socket *sock, struct sockaddr *uaddr, int addr_len)
@@ -106,44 +104,49 @@ static int prism_bind(struct socket *sock, struct sockaddr *uaddr, int addr_len)
 	if (addr->sprism_reserved || addr->sprism_ifindex <= 0)
 		return -EINVAL;
 
+	ep = addr->sprism_ep;
+	/* Like ports below 1024: well-known ids are for the privileged. */
+	if (ep && ep < PRISM_EP_PRIVILEGED &&
+	    !ns_capable(net->user_ns, CAP_NET_BIND_SERVICE))
+		return -EACCES;
+
 	rcu_read_lock();
 	dev = dev_get_by_index_rcu(net, addr->sprism_ifindex);
+	/* Frames are Ethernet frames: no tunnels, IPoIB or loopback. */
+	if (dev && (dev->type != ARPHRD_ETHER || dev->addr_len != ETH_ALEN))
+		err = -EINVAL;
 	rcu_read_unlock();
 	if (!dev)
 		return -ENODEV;
+	if (err)
+		return err;
 
 	lock_sock(sk);
-	spin_lock_bh(&pn->ep_lock);
 	if (psk->bound) {
 		err = -EINVAL;
 		goto out;
 	}
-	ep = addr->sprism_ep;
-	if (!ep) {
-		u32 tries;
-
-		/* Ephemeral ids live in the upper half of the space. */
-		for (tries = 0; tries < PRISM_EP_EPHEMERAL_MIN; tries++) {
-			ep = PRISM_EP_EPHEMERAL_MIN |
-			     (pn->next_ep++ & (PRISM_EP_EPHEMERAL_MIN - 1));
-			if (!prism_ep_lookup(net, ep))
-				break;
-		}
-		if (tries == PRISM_EP_EPHEMERAL_MIN) {
-			err = -EADDRNOTAVAIL;
-			goto out;
-		}
-	} else if (prism_ep_lookup(net, ep)) {
-		err = -EADDRINUSE;
-		goto out;
-	}
-	psk->ep = ep;
+	/* Receivers look at ifindex once the socket is in eps. */
 	psk->ifindex = addr->sprism_ifindex;
+	if (!ep) {
+		/* Ephemeral ids: the upper half, handed out cyclically. */
+		err = xa_alloc_cyclic(&pn->eps, &ep, psk,
+				      XA_LIMIT(PRISM_EP_EPHEMERAL_MIN, U32_MAX),
+				      &pn->next_ep, GFP_KERNEL_ACCOUNT);
+		if (err == -EBUSY)
+			err = -EADDRNOTAVAIL;
+	} else {
+		err = xa_insert(&pn->eps, ep, psk, GFP_KERNEL_ACCOUNT);
+		if (err == -EBUSY)
+			err = -EADDRINUSE;
+	}
+	if (err < 0)
+		goto out;
+	err = 0;
+	psk->ep = ep;
 	/* sendmsg() reads ep and ifindex without the socket lock. */
 	smp_store_release(&psk->bound, true);
-	hash_add_rcu(pn->eps, &psk->ep_node, ep);
 out:
-	spin_unlock_bh(&pn->ep_lock);
 	release_sock(sk);
 	return err;
 }
@@ -381,6 +384,11 @@ static int prism_setsockopt(struct socket *sock, int level, int optname,
 			return -EINVAL;
 		WRITE_ONCE(psk->serve_rate, val);
 		return 0;
+	case PRISM_OPEN_SEND:
+		if (val != 0 && val != 1)
+			return -EINVAL;
+		WRITE_ONCE(psk->open_send, val);
+		return 0;
 	}
 	return -ENOPROTOOPT;
 }
@@ -404,12 +412,14 @@ static int prism_getsockopt(struct socket *sock, int level, int optname,
 	case PRISM_RETRIES:
 	case PRISM_MAX_OUTSTANDING:
 	case PRISM_SERVE_RATE:
+	case PRISM_OPEN_SEND:
 		if (len < sizeof(int))
 			return -EINVAL;
 		val = optname == PRISM_TIMEOUT_MS ? READ_ONCE(psk->timeout_ms) :
 		      optname == PRISM_RETRIES ? READ_ONCE(psk->retries) :
 		      optname == PRISM_MAX_OUTSTANDING ?
 				READ_ONCE(psk->max_outstanding) :
+		      optname == PRISM_OPEN_SEND ? READ_ONCE(psk->open_send) :
 				READ_ONCE(psk->serve_rate);
 		len = sizeof(int);
 		if (copy_to_user(optval, &val, len))
@@ -472,13 +482,13 @@ static int prism_create(struct net *net, struct socket *sock, int protocol,
 	sk->sk_destruct = prism_sock_destruct;
 
 	psk = prism_sk(sk);
-	INIT_HLIST_NODE(&psk->ep_node);
 	prism_mem_init(&psk->mem);
 	prism_client_init(psk);
 	spin_lock_init(&psk->sess_lock);
 	hash_init(psk->sessions);
 	psk->serve_stamp = jiffies;
 	psk->owner = get_pid(task_tgid(current));
+	psk->memcg = get_mem_cgroup_from_mm(current->mm);
 	return 0;
 }
 
@@ -492,9 +502,11 @@ static int __net_init prism_net_init(struct net *net)
 	struct prism_net *pn = prism_pernet(net);
 	int err;
 
-	spin_lock_init(&pn->ep_lock);
-	hash_init(pn->eps);
-	pn->next_ep = get_random_u32();
+	xa_init_flags(&pn->eps, XA_FLAGS_ALLOC);
+	pn->next_ep = PRISM_EP_EPHEMERAL_MIN | get_random_u32();
+	ratelimit_state_init(&pn->refusals, HZ, PRISM_REFUSALS_PER_SEC);
+	/* Counted in replies_limited; no "callbacks suppressed" messages. */
+	ratelimit_set_flags(&pn->refusals, RATELIMIT_MSG_ON_RELEASE);
 	atomic64_set(&pn->pinned_pages, 0);
 	pn->stats = alloc_percpu(struct prism_netns_stats);
 	if (!pn->stats)
@@ -510,7 +522,8 @@ static void __net_exit prism_net_exit(struct net *net)
 	struct prism_net *pn = prism_pernet(net);
 
 	/* Sockets hold the netns, so none is left here. */
-	WARN_ON_ONCE(!hash_empty(pn->eps));
+	WARN_ON_ONCE(!xa_empty(&pn->eps));
+	xa_destroy(&pn->eps);
 	prism_proc_exit(net);
 	free_percpu(pn->stats);
 }

@@ -25,13 +25,15 @@ struct sk_buff *prism_alloc_frame(struct net_device *dev, u32 len, gfp_t gfp)
 	return skb;
 }
 
-/* Consumes skb, whose data is a complete PRISM header and body. */
+/*
+ * Consumes skb, whose data is a complete PRISM header and body.  Sent at
+ * skb->priority (0 unless the caller set it).
+ */
 void prism_xmit_frame(struct sk_buff *skb, struct net_device *dev,
 		      const u8 *dst_mac)
 {
 	skb->dev = dev;
 	skb->protocol = htons(prism_ethertype);
-	skb->priority = TC_PRIO_CONTROL;
 	if (dev_hard_header(skb, dev, prism_ethertype, dst_mac, dev->dev_addr,
 			    skb->len) < 0) {
 		kfree_skb(skb);
@@ -131,10 +133,10 @@ static void prism_dev_gone(struct net_device *dev)
 {
 	struct prism_net *pn = prism_pernet(dev_net(dev));
 	struct prism_sock *psk;
-	int bkt;
+	unsigned long ep;
 
 	rcu_read_lock();
-	hash_for_each_rcu(pn->eps, bkt, psk, ep_node) {
+	xa_for_each(&pn->eps, ep, psk) {
 		if (psk->ifindex == dev->ifindex)
 			prism_client_fail_all(psk, PRISM_S_NETDOWN);
 	}

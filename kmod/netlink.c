@@ -304,11 +304,10 @@ cancel:
 
 /* ---------------------------------------------------------------------------
  * Dumps.  The position survives between calls in cb->ctx; endpoints are
- * walked in hash order, each endpoint's objects after it.
+ * walked in id order, each endpoint's objects after it.
  */
 struct prism_nl_dump_ctx {
-	unsigned int	bucket;		/* endpoint hash bucket */
-	unsigned int	ep_idx;		/* next endpoint in the bucket */
+	u64		ep_next;	/* endpoint id to dump next */
 	unsigned int	sub_bucket;	/* REGION_GET: region hash bucket */
 	unsigned long	sub_idx;	/* REGION_GET: next region in the
 					 * bucket; FREELIST_GET: next id
@@ -337,7 +336,7 @@ static int prism_nl_dump(struct sk_buff *skb, struct netlink_callback *cb,
 	struct net *net = sock_net(cb->skb->sk);
 	struct prism_net *pn = prism_pernet(net);
 	struct prism_sock *psk;
-	unsigned int idx;
+	unsigned long index;
 	int err = 0;
 
 	if (ctx->done)
@@ -362,18 +361,14 @@ static int prism_nl_dump(struct sk_buff *skb, struct netlink_callback *cb,
 		goto out;
 	}
 
-	for (; ctx->bucket < HASH_SIZE(pn->eps); ctx->bucket++, ctx->ep_idx = 0) {
-		idx = 0;
-		hlist_for_each_entry_rcu(psk, &pn->eps[ctx->bucket], ep_node) {
-			if (idx++ < ctx->ep_idx)
-				continue;
-			err = dump_ep(skb, cb, psk, ctx);
-			if (err)
-				goto out;
-			ctx->ep_idx = idx;
-			ctx->sub_bucket = 0;
-			ctx->sub_idx = 0;
-		}
+	/* Ids are at most U32_MAX: ep_next past the last one ends the dump. */
+	xa_for_each_start(&pn->eps, index, psk, ctx->ep_next) {
+		err = dump_ep(skb, cb, psk, ctx);
+		if (err)
+			goto out;	/* resumes inside this endpoint */
+		ctx->ep_next = (u64)index + 1;
+		ctx->sub_bucket = 0;
+		ctx->sub_idx = 0;
 	}
 	ctx->done = true;
 out:

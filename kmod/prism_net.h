@@ -6,12 +6,12 @@
 #define _PRISM_NET_H
 
 #include <linux/hashtable.h>
+#include <linux/ratelimit.h>
 #include <linux/timer.h>
 #include <linux/if_ether.h>
 #include <net/net_namespace.h>
 #include "prism.h"
 
-#define PRISM_EP_HASH_BITS	8
 #define PRISM_DEFAULT_TIMEOUT_MS	1000
 #define PRISM_MAX_TIMEOUT_MS	60000
 #define PRISM_DEFAULT_MAX_OUTSTANDING	256
@@ -63,13 +63,16 @@ struct prism_netns_stats {
 	u64	c[PRISM_STAT_NR];
 };
 
+/* Answers to chains refused before any state, per netns and second. */
+#define PRISM_REFUSALS_PER_SEC	1000
+
 /* Per network namespace state. */
 struct prism_net {
-	spinlock_t			ep_lock;	/* eps writers, next_ep */
-	DECLARE_HASHTABLE(eps, PRISM_EP_HASH_BITS);	/* bound sockets, RCU */
-	u32				next_ep;
+	struct xarray			eps;	/* ep id -> bound socket, RCU */
+	u32				next_ep;	/* next ephemeral id */
 	struct prism_netns_stats __percpu *stats;
 	atomic64_t			pinned_pages;	/* by all its sockets */
+	struct ratelimit_state		refusals;	/* prism_refuse() */
 };
 
 /* Client side: what a socket knows of one target endpoint. */
@@ -92,8 +95,8 @@ struct prism_peer {
 
 struct prism_sock {
 	struct sock		sk;		/* first: sk_alloc() */
-	struct hlist_node	ep_node;	/* prism_net.eps */
-	bool			bound;
+	bool			bound;		/* in prism_net.eps */
+	bool			open_send;	/* PRISM_OPEN_SEND */
 	int			ifindex;
 	u32			ep;
 
@@ -102,6 +105,7 @@ struct prism_sock {
 	/* Client side: outstanding chains by request id. */
 	struct xarray		reqs;		/* under its xa_lock_bh */
 	u64			next_req_id;	/* under the reqs lock */
+	u64			id_base;	/* wire request id = id + id_base */
 	u32			session;
 	atomic_t		outstanding;
 	u32			max_outstanding;
@@ -122,6 +126,8 @@ struct prism_sock {
 
 	atomic64_t		stats[PRISM_STAT_NR];
 	struct pid		*owner;		/* process that created it */
+	/* Memory cgroup of the creator: pays for the state of its clients. */
+	struct mem_cgroup	*memcg;
 };
 
 static inline struct prism_sock *prism_sk(struct sock *sk)

@@ -14,11 +14,41 @@
  *
  * The cache entry for a chain is allocated before the chain runs: a chain
  * that could not be remembered is NACKed, not run.
+ *
+ * Trust: nothing is committed for a frame before its chain proved it may
+ * use the endpoint.  A request is checked in this order, each step cheap
+ * and stateless: well formed and within PRISM_MAX_CHAIN_WORK (else
+ * INVALID, whatever the endpoint); bound endpoint on this interface and a
+ * chain carrying at least one valid rkey of it, or only SEND ops to an
+ * endpoint with PRISM_OPEN_SEND (else NO_ENDPOINT: strangers cannot tell a
+ * missing endpoint from a wrong rkey).  Answers to chains that failed
+ * these checks are rate limited per network namespace.  Only then is a
+ * session found or created (at most PRISM_MAX_SESSIONS per socket and
+ * PRISM_MAX_SESSIONS_PER_MAC per source MAC), admission applied and the
+ * reply cache charged; session and cache memory is charged to the memory
+ * cgroup of the process that created the target socket.  Each CPU runs at
+ * most PRISM_CPU_WORK_PER_TICK bytes of chain work per jiffy; past it,
+ * chains are NACKed (over_budget).
  */
 #include <linux/etherdevice.h>
 #include <linux/jhash.h>
 #include <linux/slab.h>
+#include <linux/pkt_sched.h>
+#include <linux/memcontrol.h>
+#include <linux/sched/mm.h>
 #include "prism_net.h"
+
+/* Sessions one source MAC may hold on one target socket. */
+#define PRISM_MAX_SESSIONS_PER_MAC	64
+/* Bytes of chain work one CPU runs per jiffy before NACKing. */
+#define PRISM_CPU_WORK_PER_TICK		(8U << 20)
+
+struct prism_cpu_work {
+	unsigned long	stamp;		/* jiffies of the current tick */
+	u32		bytes;		/* work done in it */
+};
+
+static DEFINE_PER_CPU(struct prism_cpu_work, prism_cpu_work);
 
 struct prism_cached {
 	u64	id;
@@ -112,6 +142,29 @@ static bool prism_session_evict_idle(struct prism_sock *psk)
 	return false;
 }
 
+/* Memory for a client of psk, charged to psk's creator's memory cgroup. */
+static void *prism_client_alloc(struct prism_sock *psk, size_t size)
+{
+	struct mem_cgroup *old = set_active_memcg(psk->memcg);
+	void *p = kzalloc(size, GFP_ATOMIC | __GFP_ACCOUNT | __GFP_NOWARN);
+
+	set_active_memcg(old);
+	return p;
+}
+
+/* Sessions of source MAC mac; psk->sess_lock held. */
+static unsigned int prism_sessions_of_mac(struct prism_sock *psk,
+					  const u8 *mac)
+{
+	struct prism_session *s;
+	unsigned int n = 0;
+	int bkt;
+
+	hash_for_each(psk->sessions, bkt, s, node)
+		n += ether_addr_equal(s->mac, mac);
+	return n;
+}
+
 /* Find or create the session of a client; BH disabled, under RCU. */
 static struct prism_session *prism_session_get(struct prism_sock *psk,
 					       const u8 *mac, u32 ep, u32 nonce,
@@ -134,10 +187,14 @@ static struct prism_session *prism_session_get(struct prism_sock *psk,
 	if (psk->nsessions >= PRISM_MAX_SESSIONS &&
 	    !prism_session_evict_idle(psk))
 		goto out;
-	s = kzalloc(sizeof(*s), GFP_ATOMIC);
+	if (prism_sessions_of_mac(psk, mac) >= PRISM_MAX_SESSIONS_PER_MAC &&
+	    (!prism_session_evict_idle(psk) ||
+	     prism_sessions_of_mac(psk, mac) >= PRISM_MAX_SESSIONS_PER_MAC))
+		goto out;
+	s = prism_client_alloc(psk, sizeof(*s));
 	if (!s)
 		goto out;
-	s->slot = kcalloc(PRISM_WINDOW, sizeof(*s->slot), GFP_ATOMIC);
+	s->slot = prism_client_alloc(psk, PRISM_WINDOW * sizeof(*s->slot));
 	if (!s->slot) {
 		kfree(s);
 		s = NULL;
@@ -291,7 +348,10 @@ static struct sk_buff *prism_reply_skb(struct net_device *dev,
 	return rskb;
 }
 
-/* Answer with a chain status only: the chain did not run. */
+/*
+ * Answer with a chain status only: the chain did not run.  Such answers
+ * are small and go out first (TC_PRIO_CONTROL).
+ */
 static void prism_reply_status(struct net_device *dev,
 			       const struct prism_whdr *hdr, const u8 *src_mac,
 			       u8 status)
@@ -301,7 +361,65 @@ static void prism_reply_status(struct net_device *dev,
 	if (!rskb)
 		return;
 	((struct prism_whdr *)rskb->data)->status = status;
+	rskb->priority = TC_PRIO_CONTROL;
 	prism_xmit_frame(rskb, dev, src_mac);
+}
+
+/*
+ * The same for a chain that did not prove it may use the endpoint: at most
+ * PRISM_REFUSALS_PER_SEC answers per netns, so that a flood of junk cannot
+ * make the target flood back.
+ */
+static void prism_refuse(struct net *net, struct net_device *dev,
+			 const struct prism_whdr *hdr, const u8 *src_mac,
+			 u8 status)
+{
+	if (!__ratelimit(&prism_pernet(net)->refusals)) {
+		prism_stat_add(net, NULL, PRISM_STAT_REPLIES_LIMITED, 1);
+		return;
+	}
+	prism_reply_status(dev, hdr, src_mac, status);
+}
+
+/*
+ * Whether the chain (checked already) may use psk: one of its ops names a
+ * region of psk by a valid rkey, or it is SENDs only and psk is open to
+ * SENDs.  Under RCU.
+ */
+static bool prism_chain_authentic(struct prism_sock *psk, const u8 *body,
+				  u32 body_len, u8 nops)
+{
+	bool only_send = true;
+	struct prism_pop pop;
+	unsigned int i;
+	u32 pos = 0;
+
+	for (i = 0; i < nops; i++) {
+		if (WARN_ON_ONCE(prism_wire_parse_op(body, body_len, &pos, i,
+						     &pop)))
+			return false;
+		if (pop.op.opcode != PRISM_OP_SEND)
+			only_send = false;
+		if (pop.op.rkey && prism_region_find(&psk->mem, pop.op.rkey))
+			return true;
+	}
+	return only_send && READ_ONCE(psk->open_send);
+}
+
+/* Charge work bytes to this CPU's budget of the current jiffy. */
+static bool prism_cpu_work_take(u32 work)
+{
+	struct prism_cpu_work *w = this_cpu_ptr(&prism_cpu_work);
+	unsigned long now = jiffies;
+
+	if (time_after(now, w->stamp) || time_before(now, w->stamp)) {
+		w->stamp = now;
+		w->bytes = 0;
+	}
+	if (work > PRISM_CPU_WORK_PER_TICK - w->bytes)
+		return false;
+	w->bytes += work;
+	return true;
 }
 
 /* Run the chain of hdr for psk into a new response frame. */
@@ -359,23 +477,33 @@ void prism_serve_request(struct net *net, struct sk_buff *skb,
 	struct prism_cached *entry, **slot;
 	struct prism_session *s;
 	struct prism_sock *psk;
+	const u8 *body = (const u8 *)(hdr + 1);
 	struct sk_buff *rskb;
-	u32 cap, resp_len;
+	u32 cap, resp_len, work;
 	bool admitted, reserved;
+	int err;
 
 	if (dev->mtu <= sizeof(*hdr) || !id || floor > id)
 		goto drop;
 	cap = dev->mtu - sizeof(*hdr);
 
-	psk = prism_ep_lookup(net, ntohl(hdr->dst_ep));
-	if (!psk || psk->ifindex != dev->ifindex) {
-		prism_stat_add(net, NULL, PRISM_STAT_RX_DROPPED, 1);
-		prism_reply_status(dev, hdr, src_mac, PRISM_S_NO_ENDPOINT);
+	/* Stateless checks first; see "Trust" above. */
+	err = prism_wire_check_work(body, body_len, hdr->nops, &resp_len,
+				    &work);
+	if (err) {
+		if (err == -E2BIG)
+			prism_stat_add(net, NULL, PRISM_STAT_OVER_BUDGET, 1);
+		else
+			prism_stat_add(net, NULL, PRISM_STAT_RX_DROPPED, 1);
+		prism_refuse(net, dev, hdr, src_mac, PRISM_S_INVALID);
 		return;
 	}
-	if (prism_wire_check((const u8 *)(hdr + 1), body_len, hdr->nops,
-			     &resp_len)) {
-		prism_reply_status(dev, hdr, src_mac, PRISM_S_INVALID);
+	psk = prism_ep_lookup(net, ntohl(hdr->dst_ep));
+	if (!psk || psk->ifindex != dev->ifindex ||
+	    !prism_chain_authentic(psk, body, body_len, hdr->nops)) {
+		prism_stat_add(net, psk && psk->ifindex == dev->ifindex ?
+			       psk : NULL, PRISM_STAT_UNAUTH_REFUSED, 1);
+		prism_refuse(net, dev, hdr, src_mac, PRISM_S_NO_ENDPOINT);
 		return;
 	}
 	if (resp_len > cap) {
@@ -434,9 +562,15 @@ again:
 	/* Remember the reply before running, or do not run at all. */
 	entry = NULL;
 	rskb = NULL;
+	if (reserved && !prism_cpu_work_take(work)) {
+		prism_stat_add(net, psk, PRISM_STAT_OVER_BUDGET, 1);
+		prism_rcache_unreserve(psk, reserved, sizeof(*hdr) + resp_len);
+		reserved = false;
+	}
 	if (reserved)		/* never when not admitted */
-		entry = kmalloc(prism_cached_size(sizeof(*hdr) + resp_len),
-				GFP_ATOMIC);
+		entry = prism_client_alloc(psk,
+					   prism_cached_size(sizeof(*hdr) +
+							     resp_len));
 	if (entry)
 		rskb = prism_run_chain(psk, dev, hdr, src_mac, resp_len);
 	if (!rskb) {

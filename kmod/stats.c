@@ -55,7 +55,9 @@ void prism_stats_fill(struct prism_sock *psk, struct prism_stats *out)
 static int prism_proc_show(struct seq_file *seq, void *v)
 {
 	struct prism_net *pn = prism_pernet(seq_file_single_net(seq));
-	u64 sum[PRISM_STAT_NR] = {};
+	u64 sum[PRISM_STAT_NR] = {}, sessions = 0, rcache = 0;
+	struct prism_sock *psk;
+	unsigned long ep;
 	int cpu, i;
 
 	for_each_possible_cpu(cpu) {
@@ -66,9 +68,17 @@ static int prism_proc_show(struct seq_file *seq, void *v)
 	}
 	for (i = 0; i < PRISM_STAT_NR; i++)
 		seq_printf(seq, "%s %llu\n", prism_stat_names[i], sum[i]);
-	/* A gauge, not a counter: pages pinned by regions right now. */
+	/* Gauges, not counters: pages pinned by regions right now, */
 	seq_printf(seq, "pinned_pages %lld\n",
 		   (long long)atomic64_read(&pn->pinned_pages));
+	/* client sessions and bytes of cached replies of all sockets. */
+	rcu_read_lock();
+	xa_for_each(&pn->eps, ep, psk) {
+		sessions += READ_ONCE(psk->nsessions);
+		rcache += atomic_read(&psk->rcache_bytes);
+	}
+	rcu_read_unlock();
+	seq_printf(seq, "sessions %llu\nrcache_bytes %llu\n", sessions, rcache);
 	return 0;
 }
 
