@@ -55,6 +55,12 @@ void prism_client_init(struct prism_sock *psk)
 {
 	xa_init_flags(&psk->reqs, XA_FLAGS_LOCK_BH);
 	psk->next_req_id = 1;
+	/*
+	 * Wire ids start at a random point (below 2^62: they never wrap) and
+	 * the session value is random, so that an off-path attacker cannot
+	 * guess what a response must carry.
+	 */
+	psk->id_base = get_random_u64() >> 2;
 	psk->session = get_random_u32();
 	atomic_set(&psk->outstanding, 0);
 	psk->max_outstanding = PRISM_DEFAULT_MAX_OUTSTANDING;
@@ -99,7 +105,7 @@ static struct prism_peer *prism_peer_get(struct prism_sock *psk,
 	p = ERR_PTR(-ENOBUFS);
 	if (psk->npeers >= PRISM_MAX_PEERS)
 		goto out;
-	p = kzalloc(sizeof(*p), GFP_ATOMIC);
+	p = kzalloc(sizeof(*p), GFP_ATOMIC | __GFP_ACCOUNT);
 	if (!p) {
 		p = ERR_PTR(-ENOMEM);
 		goto out;
@@ -279,7 +285,7 @@ static struct sk_buff *prism_req_skb(struct net_device *dev,
 static void prism_set_floor(struct prism_req *req, struct sk_buff *skb,
 			    u64 floor)
 {
-	__be64 v = cpu_to_be64(floor);
+	__be64 v = cpu_to_be64(floor + req->psk->id_base);
 
 	((struct prism_whdr *)req->frame)->ack_floor = v;
 	((struct prism_whdr *)skb->data)->ack_floor = v;
@@ -370,10 +376,10 @@ int prism_client_submit(struct prism_sock *psk, const struct sockaddr_prism *dst
 	cap = dev->mtu - sizeof(*hdr);
 
 	err = -ENOMEM;
-	req = kzalloc(sizeof(*req), GFP_KERNEL);
+	req = kzalloc(sizeof(*req), GFP_KERNEL_ACCOUNT);
 	if (!req)
 		goto out_dev;
-	req->frame = kmalloc(sizeof(*hdr) + cap, GFP_KERNEL);
+	req->frame = kmalloc(sizeof(*hdr) + cap, GFP_KERNEL_ACCOUNT);
 	if (!req->frame)
 		goto out_req;
 	body_len = prism_chain_encode(ubuf + sizeof(*chain), len - sizeof(*chain),
@@ -389,9 +395,22 @@ int prism_client_submit(struct prism_sock *psk, const struct sockaddr_prism *dst
 	err = -ENOMEM;
 	req->frame_len = sizeof(*hdr) + body_len;
 	req->cskb = alloc_skb(prism_completion_size(chain->nops, resp_len),
-			      GFP_KERNEL);
+			      GFP_KERNEL_ACCOUNT);
 	if (!req->cskb)
 		goto out_req;
+	/*
+	 * The completion is charged to the receive buffer from now on, so
+	 * chains in flight plus completions not yet read stay within
+	 * SO_RCVBUF: a process that never reads cannot make the kernel hold
+	 * more.
+	 */
+	if (atomic_read(&psk->sk.sk_rmem_alloc) + req->cskb->truesize >
+	    READ_ONCE(psk->sk.sk_rcvbuf)) {
+		prism_stat_add(net, psk, PRISM_STAT_RCVBUF_FULL, 1);
+		err = -ENOBUFS;
+		goto out_req;
+	}
+	skb_set_owner_r(req->cskb, &psk->sk);
 	req->peer = prism_peer_get(psk, dst);
 	if (IS_ERR(req->peer)) {
 		err = PTR_ERR(req->peer);
@@ -438,7 +457,7 @@ int prism_client_submit(struct prism_sock *psk, const struct sockaddr_prism *dst
 		list_add_tail(&req->peer_node, &req->peer->reqs);
 		WRITE_ONCE(req->peer->chains, req->peer->chains + 1);
 		psk->next_req_id++;
-		hdr->req_id = cpu_to_be64(req->id);
+		hdr->req_id = cpu_to_be64(req->id + psk->id_base);
 		((struct prism_whdr *)skb->data)->req_id = hdr->req_id;
 		prism_set_floor(req, skb, floor);
 		req->deadline = jiffies + msecs_to_jiffies(timeout);
@@ -522,16 +541,23 @@ void prism_client_response(struct prism_sock *psk, struct sk_buff *skb,
 
 	if (hdr->status > PRISM_S_MAX)
 		goto drop;
+	/* Our session value is not known off-path: anything else is forged. */
+	if (ntohl(hdr->session) != psk->session)
+		goto forged;
 
 	/* Only the chain's target may answer it. */
 	xa_lock_bh(&psk->reqs);
-	req = xa_load(&psk->reqs, be64_to_cpu(hdr->req_id));
-	if (!req || req->nops != hdr->nops ||
-	    req->dst.sprism_ep != ntohl(hdr->src_ep) ||
-	    !ether_addr_equal(req->dst.sprism_mac, src_mac)) {
+	req = xa_load(&psk->reqs, be64_to_cpu(hdr->req_id) - psk->id_base);
+	if (!req) {
 		/* Typically the answer to a resent chain that completed. */
 		xa_unlock_bh(&psk->reqs);
 		goto drop;
+	}
+	if (req->nops != hdr->nops ||
+	    req->dst.sprism_ep != ntohl(hdr->src_ep) ||
+	    !ether_addr_equal(req->dst.sprism_mac, src_mac)) {
+		xa_unlock_bh(&psk->reqs);
+		goto forged;
 	}
 	if (hdr->status == PRISM_S_NACK) {
 		/* Not run: resend after a backoff, until the deadline. */
@@ -561,6 +587,9 @@ void prism_client_response(struct prism_sock *psk, struct sk_buff *skb,
 	else
 		prism_req_fail(req, hdr->status);
 	prism_req_free(req);
+	return;
+forged:
+	prism_stat_add(net, psk, PRISM_STAT_RESP_FORGED, 1);
 	return;
 drop:
 	prism_stat_add(net, psk, PRISM_STAT_RX_DROPPED, 1);
