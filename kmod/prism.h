@@ -90,6 +90,7 @@ struct prism_region {
 	unsigned int		first_off;	/* offset of start in pages[0] */
 	struct page		**pages;
 	struct mm_struct	*mm;		/* pinned_vm owner; NULL: kernel pages */
+	struct user_struct	*user;		/* locked_vm charged; NULL: not */
 	struct rcu_head		rcu;
 };
 

@@ -9,11 +9,16 @@
  * period, so no op that found the region can still be copying to or from
  * its pages.
  *
- * User regions are pinned with FOLL_LONGTERM and accounted to the caller's
- * mm->pinned_vm against RLIMIT_MEMLOCK (CAP_IPC_LOCK lifts the limit), the
- * way RDMA memory registration does it.  The region holds a reference on
- * the mm (mmgrab), so it can be released after the process' address space
- * is gone: socket release at exit runs after exit_mm().
+ * User regions are pinned with FOLL_LONGTERM (which refuses file-backed
+ * pages of file systems that cannot take long-term pins, e.g. DAX) and
+ * charged to the caller's user (user->locked_vm, as io_uring does for its
+ * registered buffers) against RLIMIT_MEMLOCK, unless the caller has
+ * CAP_IPC_LOCK: all processes of a user share one limit, across fork and
+ * exec.  They are also counted in the process' mm->pinned_vm, for
+ * /proc/PID/status.  The region holds references on the user and the mm
+ * (mmgrab), so it can be released after the process' address space is
+ * gone: socket release at exit runs after exit_mm().  Region and free-list
+ * memory is charged to the caller's memory cgroup (__GFP_ACCOUNT).
  *
  * Free lists are rings of buffers inside one region, in an xarray by id.
  * Every posted buffer is stamped with an RCU grace-period cookie and ALLOC
@@ -36,10 +41,14 @@
 #include <linux/overflow.h>
 #include <linux/sched/mm.h>
 #include <linux/sched/signal.h>
+#include <linux/sched/user.h>
+#include <linux/cred.h>
 #include <linux/uaccess.h>
 #include <kunit/visibility.h>
 #include "prism.h"
 
+/* Free lists per socket: each can hold up to 512 KiB of kernel memory. */
+#define PRISM_MAX_FREELISTS	1024
 /* Most buffers in one free list; bounds the work done under mem->lock. */
 #define PRISM_FL_MAX_CAPACITY	65536U
 /* Pages pinned per pin_user_pages_fast() call. */
@@ -85,6 +94,10 @@ static void prism_region_free(struct prism_region *r)
 		atomic64_sub(r->npages, &r->mm->pinned_vm);
 		mmdrop(r->mm);
 	}
+	if (r->user) {
+		atomic_long_sub(r->npages, &r->user->locked_vm);
+		free_uid(r->user);
+	}
 	kvfree(r->pages);
 	kfree(r);
 }
@@ -128,10 +141,10 @@ int prism_region_register_user(struct prism_mem *mem, u64 uaddr, u64 len,
 	if (npages > PRISM_REGION_MAX_PAGES)
 		return -ENOMEM;
 
-	r = kzalloc(sizeof(*r), GFP_KERNEL);
+	r = kzalloc(sizeof(*r), GFP_KERNEL_ACCOUNT);
 	if (!r)
 		return -ENOMEM;
-	r->pages = kvcalloc(npages, sizeof(*r->pages), GFP_KERNEL);
+	r->pages = kvcalloc(npages, sizeof(*r->pages), GFP_KERNEL_ACCOUNT);
 	if (!r->pages) {
 		kfree(r);
 		return -ENOMEM;
@@ -141,12 +154,23 @@ int prism_region_register_user(struct prism_mem *mem, u64 uaddr, u64 len,
 	r->access = access;
 	r->first_off = offset_in_page(uaddr);
 
-	lock_limit = rlimit(RLIMIT_MEMLOCK) >> PAGE_SHIFT;
-	if (atomic64_add_return(npages, &mm->pinned_vm) > lock_limit &&
-	    !capable(CAP_IPC_LOCK)) {
-		ret = -ENOMEM;
-		goto out_unaccount;
+	if (!capable(CAP_IPC_LOCK)) {
+		struct user_struct *user = current_user();
+		long cur, want;
+
+		lock_limit = rlimit(RLIMIT_MEMLOCK) >> PAGE_SHIFT;
+		cur = atomic_long_read(&user->locked_vm);
+		do {
+			want = cur + npages;
+			if (want > lock_limit) {
+				ret = -ENOMEM;
+				goto out_free;
+			}
+		} while (!atomic_long_try_cmpxchg(&user->locked_vm, &cur,
+						  want));
+		r->user = get_uid(user);
 	}
+	atomic64_add(npages, &mm->pinned_vm);
 
 	while (pinned < npages) {
 		int want = min_t(unsigned long, npages - pinned,
@@ -174,8 +198,12 @@ int prism_region_register_user(struct prism_mem *mem, u64 uaddr, u64 len,
 
 out_unpin:
 	unpin_user_pages(r->pages, pinned);
-out_unaccount:
 	atomic64_sub(npages, &mm->pinned_vm);
+	if (r->user) {
+		atomic_long_sub(npages, &r->user->locked_vm);
+		free_uid(r->user);
+	}
+out_free:
 	kvfree(r->pages);
 	kfree(r);
 	return ret;
@@ -299,7 +327,7 @@ int prism_freelist_create(struct prism_mem *mem, u64 rkey, u32 buf_size,
 	/* The ring follows the list in the same allocation. */
 	fl = kvzalloc(size_add(sizeof(*fl),
 			       array_size(capacity, sizeof(*fl->ring))),
-		      GFP_KERNEL);
+		      GFP_KERNEL_ACCOUNT);
 	if (!fl)
 		return -ENOMEM;
 	fl->rkey = rkey;
@@ -315,8 +343,9 @@ int prism_freelist_create(struct prism_mem *mem, u64 rkey, u32 buf_size,
 	else if (buf_size > r->len)
 		ret = -EINVAL;
 	else
-		ret = xa_alloc(&mem->freelists, &fl->id, fl, xa_limit_32b,
-			       GFP_ATOMIC);
+		ret = xa_alloc(&mem->freelists, &fl->id, fl,
+			       XA_LIMIT(1, PRISM_MAX_FREELISTS),
+			       GFP_ATOMIC | __GFP_ACCOUNT);
 	spin_unlock_bh(&mem->lock);
 	if (ret) {
 		kvfree(fl);
