@@ -14,7 +14,7 @@ pkgs=(
 	make gcc libc6-dev bc bison flex libelf-dev libssl-dev dwarves rsync
 	liburing-dev libmnl-dev
 	# sanitizer/fuzz builds, scripts, plots
-	clang python3 gnuplot-nox jq
+	clang libfuzzer-14-dev llvm-14 python3 gnuplot-nox jq
 	# man page lint (liburing-prism man-check)
 	groff-base man-db
 	# real-world peer for the KV benchmark (apps/kv, tools/bench/kv.sh)
