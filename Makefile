@@ -7,6 +7,7 @@
 #   make              module for the stock kernel + userspace subdirectories
 #   make check        install missing packages, then run every test stage
 #   make module-debug module against the debug kernel (built on first use)
+#   make fuzz         install missing packages, fuzz engine/wire 10 min + coverage
 #   make demo / deps / clean
 
 # Stock target kernel: the newest installed 6.1 headers (never `uname -r`,
@@ -18,7 +19,7 @@ export PRISM_KVER := $(KVER)
 # Userspace subdirectories that exist yet, library first.
 USER_DIRS := $(foreach d,liburing-prism selftests apps tools,$(if $(wildcard $(d)/Makefile),$(d)))
 
-.PHONY: all module module-debug kernel-debug user deps check demo clean
+.PHONY: all module module-debug kernel-debug user deps check demo fuzz clean
 
 all: module user
 
@@ -40,6 +41,9 @@ deps:
 
 check: deps
 	tools/run-tests.sh
+
+fuzz: deps
+	tools/fuzz/run.sh --seconds 600 --coverage
 
 # Both commands must work as the first one on a fresh machine: install first.
 demo: deps
