@@ -40,12 +40,18 @@ struct fz_hdr {
 	uint8_t		slot[16];	/* op i: rkey of region slot[i] */
 } __attribute__((packed));
 
-/* Store val (LE) at byte off of region region before the chain runs. */
+/*
+ * Store val (LE) at byte off of region region before the chain runs; with
+ * kind FZ_POKE_PAIR a pointer pair {ptr = val, bound} (16 bytes, what a
+ * bounded indirect READ loads).
+ */
+#define FZ_POKE_PAIR	1
+
 struct fz_poke {
 	uint8_t		region;
-	uint8_t		pad;
+	uint8_t		kind;
 	uint16_t	off;
-	uint32_t	pad2;
+	uint32_t	bound;
 	uint64_t	val;
 } __attribute__((packed));
 

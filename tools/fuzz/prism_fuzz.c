@@ -179,10 +179,16 @@ static void fz_regions_reset(const struct fz_model *m)
 		const struct fz_poke *p = &m->pokes[i];
 		unsigned int ri = p->region % FZ_NREGIONS;
 
-		if (p->off + sizeof(u64) > fz_reg[ri].len)
+		if (p->off + (p->kind == FZ_POKE_PAIR ? 16u : 8u) >
+		    fz_reg[ri].len)
 			continue;
 		for (b = 0; b < sizeof(u64); b++)
 			*fz_byte(ri, p->off + b) = (u8)(p->val >> (8 * b));
+		if (p->kind != FZ_POKE_PAIR)
+			continue;
+		for (b = 0; b < sizeof(u64); b++)
+			*fz_byte(ri, p->off + 8 + b) =
+				(u8)((u64)p->bound >> (8 * b));
 	}
 	/* region 2 is read-only: all of its page must stay as it is now */
 	memcpy(fz_ro_snap, fz_reg[2].pages[0]->buf, FZ_PAGE);
@@ -762,7 +768,7 @@ static void fz_mutate_poke(struct fz_model *m)
 	p->region = ri;
 	switch (fz_below(4)) {
 	case 0:
-		off = d->len - 8 * (1 + fz_below(2));
+		off = d->len - 16 * (1 + fz_below(2));
 		break;
 	case 1:
 		off = fz_below(4) * 8;
@@ -772,11 +778,36 @@ static void fz_mutate_poke(struct fz_model *m)
 		break;
 	}
 	p->off = (u16)off;
-	/* a pointer (into any region) or a bound */
+	/* a pointer (into any region) or a number; a pair: and a bound */
 	if (fz_below(3))
 		p->val = fz_pick_addr(fz_below(FZ_NREGIONS), false);
 	else
 		p->val = fz_pick_len();
+	if (fz_below(2)) {
+		p->kind = FZ_POKE_PAIR;
+		p->bound = (u32)fz_pick_len();
+	}
+}
+
+/* Make op i load its pointer from a planted one. */
+static void fz_aim_at_poke(struct fz_model *m, unsigned int i)
+{
+	const struct fz_poke *p;
+	struct prism_op *op = &m->ops[i].op;
+
+	if (!m->npokes || i >= 16)
+		return;
+	p = &m->pokes[fz_below(m->npokes)];
+	m->hdr.slot[i] = p->region % FZ_NREGIONS;
+	op->addr = fz_regions[m->hdr.slot[i]].start + p->off;
+	op->flags &= ~PRISM_F_ADDR_SCRATCH;
+	if (op->opcode != PRISM_OP_READ && op->opcode != PRISM_OP_WRITE &&
+	    op->opcode != PRISM_OP_CAS)
+		op->opcode = PRISM_OP_READ;
+	op->flags |= PRISM_F_INDIRECT;
+	if (op->opcode == PRISM_OP_READ && p->kind == FZ_POKE_PAIR)
+		op->flags |= PRISM_F_BOUNDED;
+	fz_fixup(&m->ops[i], i);
 }
 
 static u8 fz_copy[1 << 20];
@@ -834,6 +865,10 @@ size_t LLVMFuzzerCustomMutator(uint8_t *data, size_t size, size_t max_size,
 		case 3:
 		case 4:
 			fz_mutate_poke(&m);
+			break;
+		case 6:
+			if (m.nops)
+				fz_aim_at_poke(&m, fz_below(m.nops));
 			break;
 		case 5:		/* header */
 			switch (fz_below(4)) {

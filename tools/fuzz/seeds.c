@@ -33,13 +33,24 @@ static void begin(void)
 }
 
 /* Store v at byte off of region ri before the chain runs. */
-static void poke(unsigned int ri, uint16_t off, uint64_t v)
+static struct fz_poke *poke(unsigned int ri, uint16_t off, uint64_t v)
 {
 	struct fz_poke *p = &cur.pokes[cur.npokes++];
 
 	p->region = (uint8_t)ri;
 	p->off = off;
 	p->val = v;
+	return p;
+}
+
+/* A pointer pair {ptr, bound} at off. */
+static void poke_pair(unsigned int ri, uint16_t off, uint64_t ptr,
+		      uint32_t bound)
+{
+	struct fz_poke *p = poke(ri, off, ptr);
+
+	p->kind = FZ_POKE_PAIR;
+	p->bound = bound;
 }
 
 /* Append an op on region ri; inline data filled with fill (masks: 0xff). */
@@ -173,15 +184,13 @@ int main(int argc, char **argv)
 
 	/* indirect and bounded READs through pointers planted in memory */
 	begin();
-	poke(0, 64, R(0, 1000));
-	poke(0, 72, 24);
+	poke_pair(0, 64, R(0, 1000), 24);
 	op(0, PRISM_OP_READ, PRISM_F_INDIRECT | PRISM_F_BOUNDED, 32,
 	   R(0, 64));
 	op(0, PRISM_OP_READ, PRISM_F_INDIRECT, 16, R(0, 64));
 	end();
 	begin();
-	poke(1, 0, R(1, 0x1000));
-	poke(1, 8, 100);
+	poke_pair(1, 0, R(1, 0x1000), 100);
 	op(1, PRISM_OP_READ, PRISM_F_INDIRECT | PRISM_F_BOUNDED, 64,
 	   R(1, 0));
 	end();
