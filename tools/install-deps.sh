@@ -12,6 +12,8 @@ pkgs=(
 	qemu-system-x86 busybox-static iproute2 kmod cpio xz-utils
 	# kernel and userspace builds
 	make gcc libc6-dev bc bison flex libelf-dev libssl-dev dwarves rsync
+	# kernel style checks (tools/kernel/lint.sh)
+	sparse
 	liburing-dev libmnl-dev
 	# sanitizer/fuzz builds, scripts, plots
 	clang libfuzzer-14-dev llvm-14 python3 gnuplot-nox jq
