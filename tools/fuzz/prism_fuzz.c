@@ -512,10 +512,13 @@ static u64 fz_pick_len(void)
 	};
 	const struct fz_region_desc *d = &fz_regions[fz_below(FZ_NREGIONS)];
 
-	switch (fz_below(4)) {
-	case 0:
-		return d->len - 1 + fz_below(3);
+	switch (fz_below(8)) {
+	case 0:		/* the smallest boundary, for lengths and bounds */
+		return 0;
 	case 1:
+		return d->len - 1 + fz_below(3);
+	case 2:
+	case 3:
 		return fz_below(80);
 	default:
 		return lens[fz_below(ARRAY_SIZE(lens))];
@@ -530,7 +533,8 @@ static u64 fz_pick_addr(unsigned int ri, bool scratch)
 		9, 15, 16, 24, 31, 32, 33, 56, 63, 64,
 	};
 	const struct fz_region_desc *d = &fz_regions[ri % FZ_NREGIONS];
-	s64 delta = deltas[fz_below(ARRAY_SIZE(deltas))];
+	/* exactly on the boundary a third of the time */
+	s64 delta = fz_below(3) ? deltas[fz_below(ARRAY_SIZE(deltas))] : 0;
 	u64 base;
 
 	if (scratch) {

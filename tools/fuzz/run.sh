@@ -85,8 +85,9 @@ crash=$(grep -o 'Test unit written to [^ ]*' "$log" | tail -n 1 |
 	sed 's/^Test unit written to //')
 
 if [ $rc -ne 0 ] || [ -n "$crash" ]; then
-	# the sanitizer report and the reproducer
-	grep -v -e '^#[0-9]' -e '^INFO:' "$log" | tail -n 60
+	# the report (sanitizer, invariant, WARN or libFuzzer's own), the input
+	awk '/ERROR: |runtime error|prism_fuzz: (invariant|WARNING)|deadly signal|libFuzzer: / { on = 1 }
+	     on && n++ < 80' "$log"
 	echo "prism-fuzz: reproduce with: $build/prism_fuzz $crash"
 	echo "prism-fuzz: FAIL seconds=$elapsed execs=${execs:-?} crash=${crash:-none (exit $rc, see $log)}"
 	exit 1
