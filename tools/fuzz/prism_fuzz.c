@@ -307,6 +307,27 @@ static void fz_to_host(const u8 *body, u32 len, u8 *host)
 	}
 }
 
+/* prism_wire_check_work() agrees, and its work is the sum of op lengths. */
+static void fz_check_work(const u8 *body, u32 len, u8 nops, int check_rc,
+			  u32 need)
+{
+	u32 need2 = 0, work = 0, sum = 0, pos = 0;
+	struct prism_pop pop;
+	unsigned int i;
+	int rc;
+
+	rc = prism_wire_check_work(body, len, nops, &need2, &work);
+	FZ_ASSERT(rc == check_rc, rc, check_rc);
+	if (rc)
+		return;
+	FZ_ASSERT(need2 == need, need2, need);
+	for (i = 0; i < nops; i++) {
+		FZ_ASSERT(!prism_wire_parse_op(body, len, &pos, i, &pop), i, 0);
+		sum += pop.op.len;
+	}
+	FZ_ASSERT(work == sum && work <= PRISM_MAX_CHAIN_WORK, work, sum);
+}
+
 /* Both entry points of wire.c on the same chain must agree. */
 static void fz_check_encode(const u8 *body, u32 len, u8 nops, int check_rc,
 			    u32 need)
@@ -444,6 +465,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (!check_rc)
 		FZ_ASSERT(need >= m.hdr.nops * sizeof(struct prism_wres) &&
 			  need <= FZ_MAX_RESP, need, 0);
+	fz_check_work(body, len, m.hdr.nops, check_rc, need);
 	fz_check_encode(body, len, m.hdr.nops, check_rc, need);
 
 	if (!check_rc) {
