@@ -478,6 +478,11 @@ static int prism_create(struct net *net, struct socket *sock, int protocol,
 		return -ENOMEM;
 	sock->ops = &prism_ops;
 	sock_init_data(sock, sk);
+	/*
+	 * Chains in flight and unread completions are charged to the receive
+	 * buffer: start with room for the default window of typical chains.
+	 */
+	sk->sk_rcvbuf = max_t(int, sk->sk_rcvbuf, PRISM_DEFAULT_RCVBUF);
 	sock_set_flag(sk, SOCK_RCU_FREE);
 	sk->sk_destruct = prism_sock_destruct;
 

@@ -32,6 +32,8 @@
 #define PRISM_SESSION_IDLE_MS	(2 * PRISM_MAX_TIMEOUT_MS)
 /* Bytes of cached replies one socket may hold; past it chains are NACKed. */
 #define PRISM_RCACHE_BYTES	(32U << 20)
+/* Receive buffer of a new socket (SO_RCVBUF may change it). */
+#define PRISM_DEFAULT_RCVBUF	(1024 * 1024)
 /* Largest sendmsg() payload accepted; one frame bounds it far lower. */
 #define PRISM_MAX_SUBMIT	65536
 

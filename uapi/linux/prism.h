@@ -202,10 +202,13 @@ enum prism_status {
 	PRISM_S_NACK		= 3,	/* target overloaded; retry later */
 	PRISM_S_TIMEOUT		= 4,	/* no answer in time */
 	PRISM_S_ACCESS		= 5,	/* address outside the region or right missing */
-	PRISM_S_AUTH		= 6,	/* no region with this rkey at the target */
+	PRISM_S_AUTH		= 6,	/* no region with this rkey at the target
+					 * (another op of the chain had a valid one) */
 	PRISM_S_NO_BUFFER	= 7,	/* ALLOC: free list empty or unknown */
 	PRISM_S_INVALID		= 8,	/* malformed op or chain */
-	PRISM_S_NO_ENDPOINT	= 9,	/* no socket bound to the target endpoint */
+	PRISM_S_NO_ENDPOINT	= 9,	/* no socket bound to the target endpoint, or
+					 * no op of the chain carries a valid rkey of
+					 * it (unless SENDs only, PRISM_OPEN_SEND) */
 	PRISM_S_RECV_FULL	= 10,	/* SEND: target socket's receive queue full */
 	PRISM_S_TOO_BIG		= 11,	/* reply would not fit in one frame */
 	PRISM_S_NETDOWN		= 12,	/* local interface went away */
