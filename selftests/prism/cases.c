@@ -813,9 +813,23 @@ static int case_scratch(struct client *c)
 	const struct prism_msg *m;
 	struct prism_op *op;
 
+	/*
+	 * Scratch ops ignore their rkey, but a chain must carry a valid rkey
+	 * of the target somewhere: without one it is refused like a chain
+	 * to an unbound endpoint.
+	 */
+	cl_chain(c, &ch);
+	op = prism_prep_read(&ch, 0, 0, 8);
+	prism_op_set_addr_scratch(&ch, op);
+	if (prism_execute(c->fd, &c->dst, &ch, c->out, sizeof(c->out)) < 0)
+		FAIL("prism_execute of a chain without an rkey failed");
+	else
+		EXPECT_EQ(cl_msg(c)->status, PRISM_S_NO_ENDPOINT,
+			  "chain status of scratch ops without an rkey");
+
 	cl_chain(c, &ch);
 	/* The scratch area starts zeroed. */
-	op = prism_prep_read(&ch, 0, 224, 32);
+	op = prism_prep_read(&ch, c->s.rw_rkey, 224, 32);
 	prism_op_set_addr_scratch(&ch, op);
 	op = prism_prep_write(&ch, 0, 40, "scratch!", 8);
 	prism_op_set_addr_scratch(&ch, op);
@@ -837,7 +851,7 @@ static int case_scratch(struct client *c)
 
 	/* Scratch does not survive the chain. */
 	cl_chain(c, &ch);
-	op = prism_prep_read(&ch, 0, 40, 8);
+	op = prism_prep_read(&ch, c->s.rw_rkey, 40, 8);
 	prism_op_set_addr_scratch(&ch, op);
 	m = cl_exec(c, &ch, true);
 	cl_expect_op(m, 0, PRISM_S_OK, zero, 8, "scratch of a new chain is zero");
@@ -2127,11 +2141,13 @@ static int case_dereg_auth(struct client *c)
 	prism_prep_read(&ch, rkey, (__u64)(uintptr_t)mem, 15);
 	if (prism_execute(c->fd, &sa, &ch, c->out, sizeof(c->out)) < 0)
 		FAIL("READ after DEREG failed");
-	cl_expect_op(m, 0, PRISM_S_AUTH, "", 0, "READ after DEREG");
+	/* Its only rkey is gone: refused like a chain to nobody, not run. */
+	EXPECT_EQ(m->status, PRISM_S_NO_ENDPOINT, "READ after DEREG: chain status");
 	prism_get_stats(s, &st1);
-	EXPECT_EQ(st1.chains_served - st0.chains_served, 2, "chains_served at the target");
-	EXPECT_EQ(st1.ops_served - st0.ops_served, 2, "ops_served at the target");
-	EXPECT_EQ(st1.ops_failed - st0.ops_failed, 1, "ops_failed at the target");
+	EXPECT_EQ(st1.chains_served - st0.chains_served, 1, "chains_served at the target");
+	EXPECT_EQ(st1.ops_served - st0.ops_served, 1, "ops_served at the target");
+	EXPECT_EQ(st1.ops_failed - st0.ops_failed, 0, "ops_failed at the target");
+	EXPECT_EQ(st1.unauth_refused - st0.unauth_refused, 1, "unauth_refused at the target");
 	close(s);
 	return st_failed;
 }
