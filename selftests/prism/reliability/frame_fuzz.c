@@ -111,7 +111,7 @@ static void run_cases(void)
 	struct frame f;
 	uint8_t data[64] = { 0 };
 
-	printf("TAP version 13\n1..22\n");
+	printf("TAP version 13\n1..23\n");
 
 	frame_init(&f, 1);
 	add_op(&f, PRISM_OP_READ, 0, 8, rkey, base, NULL, 0);
@@ -188,9 +188,16 @@ static void run_cases(void)
 	f.len += 8;
 	expect(&f, PRISM_S_INVALID, -1, "trailing bytes after the ops: INVALID");
 
+	/* Its only rkey is wrong: refused like a chain to nobody. */
 	frame_init(&f, 1);
 	add_op(&f, PRISM_OP_READ, 0, 8, rkey ^ 1, base, NULL, 0);
-	expect(&f, PRISM_S_OK, PRISM_S_AUTH, "wrong rkey: op fails with AUTH");
+	expect(&f, PRISM_S_NO_ENDPOINT, -1,
+	       "wrong rkey, no valid one: chain NO_ENDPOINT");
+	/* With a valid rkey in the chain, the wrong one fails alone. */
+	frame_init(&f, 2);
+	add_op(&f, PRISM_OP_READ, 0, 8, rkey ^ 1, base, NULL, 0);
+	add_op(&f, PRISM_OP_READ, 0, 8, rkey, base, NULL, 0);
+	expect(&f, PRISM_S_OK, PRISM_S_AUTH, "wrong rkey next to a valid one: op fails with AUTH");
 
 	frame_init(&f, 1);
 	add_op(&f, PRISM_OP_READ, 0, 8, rkey, base - 8, NULL, 0);
