@@ -491,8 +491,8 @@ int main(int argc, char **argv)
 		ssize_t n;
 
 		/*
-		 * Sleep in poll(), not in recvmsg(): the library restarts a
-		 * recvmsg() interrupted by a signal, poll() lets SIGTERM stop us.
+		 * Sleep in poll() (a signal makes it fail with EINTR and the
+		 * loop looks at stop), then read without blocking.
 		 */
 		if (poll(&pfd, 1, -1) < 0)
 			continue;

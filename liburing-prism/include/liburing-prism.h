@@ -815,7 +815,9 @@ int prism_submit(int fd, const struct sockaddr_prism *dst,
 /*
  * recvmsg() one message into buf; src (may be NULL) gets the sender of a
  * SEND message.  flags: e.g. MSG_DONTWAIT.  Returns its length, or -errno
- * (-EMSGSIZE when it did not fit, -EPROTO when malformed).
+ * (-EMSGSIZE when it did not fit, -EPROTO when malformed, -EINTR when a
+ * signal interrupted the wait: not retried, so a handler installed
+ * without SA_RESTART can stop a daemon blocked here).
  */
 ssize_t prism_wait_from(int fd, void *buf, size_t len,
 			struct sockaddr_prism *src, int flags);
@@ -825,7 +827,8 @@ ssize_t prism_wait(int fd, void *buf, size_t len);
 /*
  * Submit a chain and wait for its completion (matched by user_data);
  * messages received meanwhile that do not match are dropped.  Returns the
- * completion's length (the message is in out) or -errno.
+ * completion's length (the message is in out) or -errno; -EINTR when a
+ * signal interrupted the wait (the chain stays in flight).
  */
 ssize_t prism_execute(int fd, const struct sockaddr_prism *dst,
 		      const struct prism_chain_buf *c, void *out, size_t out_len);
@@ -906,7 +909,9 @@ unsigned int prism_ring_inflight(const struct prism_ring *r);
  * Collect up to max events into out, waiting (submitting anything queued)
  * until at least min_events arrived or timeout_ms passed (-1: no limit).
  * Messages stay valid until the next reap call.  Returns the number of
- * events (possibly fewer than min_events on timeout) or -errno.
+ * events (possibly fewer than min_events on timeout or signal) or -errno.
+ * A signal ends the wait: events that arrived are returned, -EINTR only
+ * when there are none (io_uring reports it even with SA_RESTART).
  */
 int prism_ring_reap(struct prism_ring *r, struct prism_ring_cqe *out,
 		    unsigned int max, unsigned int min_events, int timeout_ms);

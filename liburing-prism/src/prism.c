@@ -268,9 +268,11 @@ static ssize_t recv_raw(int fd, void *buf, size_t len,
 	}
 	mh.msg_iov = &iov;
 	mh.msg_iovlen = 1;
-	do {
-		n = recvmsg(fd, &mh, flags);
-	} while (n < 0 && errno == EINTR);
+	/*
+	 * No retry on EINTR: a signal that interrupts the wait (a handler
+	 * without SA_RESTART) must reach the caller, e.g. to stop a daemon.
+	 */
+	n = recvmsg(fd, &mh, flags);
 	if (n < 0)
 		return -errno;
 	*trunc = !!(mh.msg_flags & MSG_TRUNC);
@@ -314,6 +316,10 @@ ssize_t prism_execute(int fd, const struct sockaddr_prism *dst,
 		return err;
 	ud = prism_chain_hdr(c)->user_data;
 	for (;;) {
+		/*
+		 * -EINTR leaves the chain in flight: its completion is
+		 * received by a later wait (a later prism_execute() drops it).
+		 */
 		n = recv_raw(fd, out, out_len, NULL, 0, &trunc);
 		if (n < 0)
 			return n;

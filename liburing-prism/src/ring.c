@@ -446,6 +446,7 @@ static int reap_common(struct prism_ring *r, emit_fn emit, void *ctx,
 	struct io_uring_cqe *cqe;
 	struct prism_ring_cqe ev;
 	unsigned int count = 0;
+	int intr = 0;
 	long long left;
 	int err;
 
@@ -470,7 +471,8 @@ static int reap_common(struct prism_ring *r, emit_fn emit, void *ctx,
 				count++;
 			}
 		}
-		if (count >= max || count >= min_events)
+		/* Interrupted: what arrived meanwhile was collected above. */
+		if (count >= max || count >= min_events || intr)
 			break;
 		if (r->multishot && r->need_arm && !r->recv_armed) {
 			/*
@@ -499,14 +501,20 @@ static int reap_common(struct prism_ring *r, emit_fn emit, void *ctx,
 							       NULL, NULL);
 		}
 		r->queued = 0;
-		if (err < 0 && err != -ETIME && err != -EINTR && err != -EAGAIN &&
-		    err != -EBUSY)
+		if (err == -EINTR) {
+			intr = 1;	/* by a signal: look at the CQ once more */
+			continue;
+		}
+		if (err < 0 && err != -ETIME && err != -EAGAIN && err != -EBUSY)
 			return count ? (int)count : err;
 	}
 	if (r->queued) {
 		io_uring_submit(r->uring);
 		r->queued = 0;
 	}
+	/* Events that had arrived go first; -EINTR only instead of blocking. */
+	if (intr && !count)
+		return -EINTR;
 	return (int)count;
 }
 

@@ -103,7 +103,7 @@ int main(int argc, char **argv)
 	/*
 	 * SIGTERM/SIGINT stay blocked except inside ppoll(), so a signal
 	 * cannot slip in between the stop check and the wait
-	 * (prism_wait_from() itself retries after EINTR).
+	 * (prism_wait_from() below does not block: MSG_DONTWAIT).
 	 */
 	memset(&sa, 0, sizeof(sa));
 	sa.sa_handler = on_signal;
