@@ -21,6 +21,8 @@ pkgs=(
 	groff-base man-db
 	# real-world peer for the KV benchmark (apps/kv, tools/bench/kv.sh)
 	memcached
+	# Debian packages (tools/pkg/mkdeb.sh) and their guest test
+	dpkg-dev dkms pkg-config
 	# SoftRoCE comparison (tools/bench/rxe.sh)
 	rdma-core ibverbs-utils ibverbs-providers perftest libibverbs-dev
 )
