@@ -5,7 +5,8 @@
 # kernel with the host's root file system shared read-only over virtio-9p.
 #
 # Usage: tools/vm/run.sh [--kernel stock|debug] [--timeout SEC] [--mem MB]
-#                        [--smp N] [--dmesg FILE] -- CMD [ARGS...]
+#                        [--smp N] [--dmesg FILE]
+#                        [--net NETDEV --mac MAC [--mtu MTU]] -- CMD [ARGS...]
 #
 # CMD runs as root in the guest, in the caller's working directory, with
 # PATH, HOME, LANG, LC_ALL, TERM, every PRISM_* variable and the variables
@@ -24,6 +25,14 @@
 # 600 s) fired; 125 if the guest died before reporting one (panic, boot
 # failure); 2 for usage errors.
 #
+# Network (optional): --net NETDEV gives the guest a virtio-net NIC on
+# the qemu back end NETDEV (the -netdev arguments without the id, e.g.
+# socket,mcast=239.255.1.2:5000,localaddr=127.0.0.1), --mac MAC (needed
+# with --net) its address, --mtu MTU its MTU (also the device's
+# host_mtu).  Before CMD, stage 2 loads virtio_net, names that NIC eth0,
+# sets the MTU, brings it up and waits (30 s at most) for carrier.
+# tools/vm/multi.sh joins several guests this way.
+#
 # Environment: PRISM_KVER (stock kernel release, default: see
 # tools/kernel/kver.sh), PRISM_CACHE (default ~/.cache/prism),
 # PRISM_VM_LOGLEVEL (console loglevel, default 4 = errors only).
@@ -38,9 +47,10 @@ tmo=600
 mem=2048
 smp=2
 dmesg_file=${PRISM_VM_DMESG:-}
+net= net_mac= net_mtu=
 
 usage() {
-	sed -n '3,28p' "$0" | sed 's/^# \{0,1\}//' >&2
+	sed -n '3,/^set -euo/{/^set -euo/!p;}' "$0" | sed 's/^# \{0,1\}//' >&2
 	exit "${1:-2}"
 }
 
@@ -51,6 +61,9 @@ while [ $# -gt 0 ]; do
 	--mem) mem=${2:?}; shift 2 ;;
 	--smp) smp=${2:?}; shift 2 ;;
 	--dmesg) dmesg_file=${2:?}; shift 2 ;;
+	--net) net=${2:?}; shift 2 ;;
+	--mac) net_mac=${2:?}; net_mac=${net_mac,,}; shift 2 ;;
+	--mtu) net_mtu=${2:?}; shift 2 ;;
 	--) shift; break ;;
 	-h|--help) usage 0 ;;
 	*) echo "run.sh: unknown option '$1'" >&2; usage ;;
@@ -58,6 +71,11 @@ while [ $# -gt 0 ]; do
 done
 [ $# -ge 1 ] || usage
 case $kernel in stock|debug) ;; *) echo "run.sh: --kernel stock|debug" >&2; exit 2 ;; esac
+if [ -n "$net" ] || [ -n "$net_mac" ] || [ -n "$net_mtu" ]; then
+	[ -n "$net" ] && [[ $net_mac =~ ^([0-9a-f]{2}:){5}[0-9a-f]{2}$ ]] &&
+		[[ ${net_mtu:-1500} =~ ^[0-9]+$ ]] ||
+		{ echo "run.sh: --net NETDEV needs --mac xx:xx:xx:xx:xx:xx (and --mtu a number)" >&2; exit 2; }
+fi
 
 say() { echo "vm: $*" >&2; }
 
@@ -181,6 +199,7 @@ trap cleanup EXIT
 	echo 'set -u'
 	echo 'export PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin'
 	printf 'out=%q\ncwd=%q\nmodroot=%q\n' "$PRISM_OUT" "$cwd" "$modroot"
+	printf 'net_mac=%q\nnet_mtu=%q\n' "$net_mac" "$net_mtu"
 	echo 'dmesg_file=/run/prism/dmesg.txt'
 	cat <<'STAGE2'
 mount -t 9p -o trans=virtio,version=9p2000.L,msize=512000 prismout "$out" ||
@@ -197,6 +216,29 @@ if [ -n "$modroot" ] && [ ! -d "/lib/modules/$(uname -r)" ]; then
 fi
 hostname prism-vm
 ip link set lo up 2>/dev/null || true
+# The NIC of --net: found by its MAC, named eth0, up with carrier.
+if [ -n "$net_mac" ]; then
+	modprobe virtio_net || echo "vm: modprobe virtio_net failed"
+	nic= end=$((SECONDS + 30))
+	while [ -z "$nic" ] && [ $SECONDS -lt $end ]; do
+		for d in /sys/class/net/*; do
+			[ "$(cat "$d/address" 2>/dev/null)" = "$net_mac" ] && nic=${d##*/}
+		done
+		[ -n "$nic" ] || sleep 0.1
+	done
+	if [ -z "$nic" ]; then
+		echo "vm: no NIC with MAC $net_mac"
+	else
+		[ "$nic" = eth0 ] || ip link set dev "$nic" name eth0
+		[ -z "$net_mtu" ] || ip link set dev eth0 mtu "$net_mtu"
+		ip link set dev eth0 up
+		until [ "$(cat /sys/class/net/eth0/carrier 2>/dev/null)" = 1 ] || [ $SECONDS -ge $end ]; do
+			sleep 0.1
+		done
+		[ "$(cat /sys/class/net/eth0/carrier 2>/dev/null)" = 1 ] ||
+			echo "vm: eth0 ($net_mac) has no carrier"
+	fi
+fi
 # Stream the kernel log to the output file while the command runs, so
 # something survives a guest hang; rewritten in full afterwards.
 dmesg -w > "$dmesg_file" 2>/dev/null &
@@ -230,6 +272,11 @@ STAGE2
 loglevel=${PRISM_VM_LOGLEVEL:-4}
 append="console=ttyS0 edd=off loglevel=$loglevel panic=-1 printk.devkmsg=on log_buf_len=8M"
 
+netargs=()
+if [ -n "$net" ]; then
+	netargs=(-netdev "$net,id=n0"
+		-device "virtio-net-pci,netdev=n0,mac=$net_mac${net_mtu:+,host_mtu=$net_mtu}")
+fi
 say "booting $kernel kernel $kver (timeout ${tmo}s)"
 # qemu and the console filter run in the background and we wait for
 # them, so a TERM/INT/HUP sent to this script (which bash would defer
@@ -249,6 +296,7 @@ timeout -k 10 "$tmo" qemu-system-x86_64 \
 	-virtfs local,path=/,mount_tag=hostroot,security_model=none,readonly=on,multidevs=remap \
 	-virtfs "local,path=$PRISM_OUT,mount_tag=prismout,security_model=none,multidevs=remap" \
 	-virtfs "local,path=$rundir,mount_tag=prismrun,security_model=none" \
+	${netargs[@]+"${netargs[@]}"} \
 	< /dev/null > "$rundir/console" &
 timeout_pid=$!
 stop_guest() {
