@@ -22,6 +22,9 @@
  *	create F(ready), wait for F(go), then N CAS increments of the
  *	8-byte counter at OFF of the server's region
  *   prism_test cas-check --if IF --info INFO --off OFF --expect V
+ *   prism_test cas-read --if IF --info INFO --off OFF
+ *	print the 8-byte counter at OFF, read with PRISM only (no
+ *	process_vm_readv: works against a server on another kernel)
  *   prism_test ping --if IF --info INFO [--n TIMEOUT_MS]
  *	READ chains (200 ms timeout each) until the server answers: a
  *	bounded readiness check of the path (bridges, links)
@@ -453,6 +456,19 @@ static int cmd_cas_check(int argc, char **argv)
 	return st_failed;
 }
 
+static int cmd_cas_read(int argc, char **argv)
+{
+	static struct client c;
+	struct opts o;
+	__u64 v = 0;
+
+	parse_opts(argc, argv, &o);
+	if (client_open(&c, &o) || cl_read_u64(&c, rw(&c, o.off), &v))
+		return 1;
+	printf("%llu\n", (unsigned long long)v);
+	return 0;
+}
+
 static int cmd_ping(int argc, char **argv)
 {
 	static struct client c;
@@ -665,6 +681,8 @@ int main(int argc, char **argv)
 		return cmd_cas_incr(argc, argv);
 	if (!strcmp(argv[0], "cas-check"))
 		return cmd_cas_check(argc, argv);
+	if (!strcmp(argv[0], "cas-read"))
+		return cmd_cas_read(argc, argv);
 	if (!strcmp(argv[0], "ping"))
 		return cmd_ping(argc, argv);
 	if (!strcmp(argv[0], "flood"))
