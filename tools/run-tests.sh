@@ -27,7 +27,7 @@
 # status is 0 iff nothing failed.
 #
 # Environment: PRISM_TIMEOUT_KUNIT (default 600), PRISM_TIMEOUT_STOCK
-# (default 3000), PRISM_TIMEOUT_DEBUG (default 1800) guest timeouts in
+# (default 3600), PRISM_TIMEOUT_DEBUG (default 2400) guest timeouts in
 # seconds; PRISM_OUT (guest-writable results dir, default build/vm-out).
 # Logs go to build/test-logs/.
 set -euo pipefail
@@ -350,14 +350,14 @@ stage_selftests() {
 			stage_end "$kernel"
 			return
 		fi
-		tmo=${PRISM_TIMEOUT_STOCK:-3000}
+		tmo=${PRISM_TIMEOUT_STOCK:-3600}
 	else
 		if ! debug_module; then
 			stage_end "$kernel"
 			return
 		fi
 		ko=$debug_ko
-		tmo=${PRISM_TIMEOUT_DEBUG:-1800}
+		tmo=${PRISM_TIMEOUT_DEBUG:-2400}
 		# KASAN and lockdep make everything slower: fewer rounds, and
 		# the applications (plain users of the same paths) run on stock.
 		extra="PRISM_NETEM_ROUNDS=1 PRISM_RELIABILITY_N=60 PRISM_FUZZ_FRAMES=5000 PRISM_FLOOD_FRAMES=25000 PRISM_GUEST_APPS=0"
