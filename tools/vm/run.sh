@@ -16,7 +16,11 @@
 #
 # Guest view: / = host root (read-only), /tmp and /run = fresh tmpfs,
 # $PRISM_OUT (default <repo>/build/vm-out) = the host directory, writable:
-# put results there.  At the end the guest's full kernel log is saved to
+# put results there.  The repository and the working directory, when they
+# lie under the host's /tmp, are bound into the guest's /tmp at the same
+# paths (read-only), so a clone in /tmp works; PRISM_OUT may lie there too
+# (still writable), just not be /tmp itself or under /run.  At the end the
+# guest's full kernel log is saved to
 # $PRISM_OUT/dmesg-<kernel>-<time>-<pid>.txt (or the host path given by
 # --dmesg FILE / $PRISM_VM_DMESG); its path is printed on stderr.  After a
 # timeout it holds what the guest logged until then.
@@ -117,8 +121,13 @@ mount -t 9p -o trans=virtio,version=9p2000.L,ro,msize=512000 hostroot /newroot |
 mount -t proc proc /newroot/proc
 mount -t sysfs sys /newroot/sys
 mount -t devtmpfs dev /newroot/dev
-mount -t tmpfs -o mode=1777 tmp /newroot/tmp
 mount -t tmpfs -o mode=755 run /newroot/run
+# The host's /tmp stays reachable at /run/hosttmp: stage 2 binds the
+# paths the run needs from there into the guest's own /tmp.
+mkdir -p /newroot/run/hosttmp
+mount -o bind /newroot/tmp /newroot/run/hosttmp ||
+	echo "init: cannot bind the host's /tmp"
+mount -t tmpfs -o mode=1777 tmp /newroot/tmp
 mkdir -p /newroot/run/prism
 mount -t 9p -o trans=virtio,version=9p2000.L,msize=512000 prismrun /newroot/run/prism ||
 	fail "cannot mount the run directory"
@@ -180,15 +189,29 @@ export PRISM_OUT=${PRISM_OUT:-$repo/build/vm-out}
 mkdir -p "$PRISM_OUT"
 PRISM_OUT=$(cd "$PRISM_OUT" && pwd -P)
 case $PRISM_OUT in
-/tmp|/tmp/*|/run|/run/*) say "PRISM_OUT=$PRISM_OUT is hidden by a tmpfs in the guest; use another directory"; exit 2 ;;
+/tmp|/run|/run/*) say "PRISM_OUT=$PRISM_OUT is hidden by a tmpfs in the guest; use another directory"; exit 2 ;;
 esac
 [ -n "$dmesg_file" ] || dmesg_file=$PRISM_OUT/dmesg-$kernel-$(date +%Y%m%d-%H%M%S)-$$.txt
 case $dmesg_file in /*) ;; *) dmesg_file=$PWD/$dmesg_file ;; esac
 
 cwd=$(pwd -P)
 case $cwd in
-/tmp|/tmp/*|/run|/run/*) say "warning: $cwd is a tmpfs in the guest; the command will start in /" ;;
+/tmp|/run|/run/*) say "warning: $cwd is a tmpfs in the guest; the command will start in /" ;;
 esac
+
+# Host paths under /tmp the guest must see (its /tmp is a fresh tmpfs):
+# the repository and the working directory; outermost first, nested ones
+# dropped.  PRISM_OUT gets its own writable share, mounted after these.
+tmp_binds=()
+while read -r p; do
+	[ -n "$p" ] || continue
+	for q in ${tmp_binds[@]+"${tmp_binds[@]}"}; do
+		case $p/ in "$q"/*) continue 2 ;; esac
+	done
+	tmp_binds+=("$p")
+done < <(for p in "$(cd "$repo" && pwd -P)" "$cwd"; do
+		case $p in /tmp/*) echo "$p" ;; esac
+	done | LC_ALL=C sort -u)
 
 rundir=$(mktemp -d "${TMPDIR:-/tmp}/prism-vm.XXXXXX")
 cleanup() { rm -rf "$rundir"; }
@@ -200,8 +223,19 @@ trap cleanup EXIT
 	echo 'export PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin'
 	printf 'out=%q\ncwd=%q\nmodroot=%q\n' "$PRISM_OUT" "$cwd" "$modroot"
 	printf 'net_mac=%q\nnet_mtu=%q\n' "$net_mac" "$net_mtu"
+	echo 'tmp_binds=()'
+	for p in ${tmp_binds[@]+"${tmp_binds[@]}"}; do
+		printf 'tmp_binds+=(%q)\n' "$p"
+	done
 	echo 'dmesg_file=/run/prism/dmesg.txt'
 	cat <<'STAGE2'
+for p in ${tmp_binds[@]+"${tmp_binds[@]}"}; do
+	mkdir -p "$p" && mount --bind "/run/hosttmp/${p#/tmp/}" "$p" ||
+		echo "vm: cannot bind $p from the host's /tmp"
+done
+umount -l /run/hosttmp 2>/dev/null
+# PRISM_OUT may lie in the guest's /tmp: make its mount point there.
+mkdir -p "$out" 2>/dev/null
 mount -t 9p -o trans=virtio,version=9p2000.L,msize=512000 prismout "$out" ||
 	echo "vm: cannot mount PRISM_OUT=$out"
 mount -t debugfs debugfs /sys/kernel/debug 2>/dev/null || true
