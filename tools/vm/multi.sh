@@ -1,0 +1,152 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# Run a command in N qemu guests at once, joined by one virtual Ethernet
+# segment: real hosts, each with its own kernel, for PRISM across NICs.
+#
+# Usage: tools/vm/multi.sh [-n N] [--timeout SEC] [--mem MB] [--mtu MTU]
+#                          [--kernel stock|debug] [--logs DIR] -- CMD [ARGS...]
+#
+# Each guest is a tools/vm/run.sh guest (1 vCPU, --mem MB, default 1024)
+# with a virtio-net NIC named eth0 (MAC 52:54:00:50:<run>:<i>, MTU --mtu,
+# default 1500) on one qemu multicast hub (a random group and port per
+# run, on 127.0.0.1): every frame one guest sends reaches all the others.
+# Every guest runs the same CMD (argv or, as one argument, a shell line)
+# with PRISM_GUEST=i (0..N-1), PRISM_GUESTS=N and PRISM_MH_DIR = a fresh
+# directory under $PRISM_OUT that all guests can write: exchange info
+# files and ready/done markers there.
+#
+# Guest 0's output goes to stdout (and DIR/guest0.log); guest i's to
+# DIR/guest<i>.log; kernel logs to DIR/dmesg-guest<i>.txt.  DIR defaults
+# to the run's directory $PRISM_OUT/multi-<time>-<pid> (which also holds
+# the shared directory, shared/).  Progress (booting, ready, done, times)
+# is printed on stderr.  Guests still running a grace period (default
+# 60 s, PRISM_MULTI_GRACE) after guest 0 ended are stopped.
+#
+# Exit status: guest 0's if non-zero, else the first non-zero status of
+# the others (run.sh's: 124 timeout, 125 guest died), else 0; 2 for
+# usage errors.
+#
+# Environment: as tools/vm/run.sh (PRISM_OUT, PRISM_KO...: every PRISM_*
+# variable reaches the guests).
+set -euo pipefail
+
+here=$(cd "$(dirname "$0")" && pwd)
+n=3 tmo=600 mem=1024 mtu=1500 kernel=stock logs=
+grace=${PRISM_MULTI_GRACE:-60}
+
+usage() {
+	sed -n '3,/^set -euo/{/^set -euo/!p;}' "$0" | sed 's/^# \{0,1\}//' >&2
+	exit "${1:-2}"
+}
+
+while [ $# -gt 0 ]; do
+	case $1 in
+	-n) n=${2:?}; shift 2 ;;
+	--timeout) tmo=${2:?}; shift 2 ;;
+	--mem) mem=${2:?}; shift 2 ;;
+	--mtu) mtu=${2:?}; shift 2 ;;
+	--kernel) kernel=${2:?}; shift 2 ;;
+	--logs) logs=${2:?}; shift 2 ;;
+	--) shift; break ;;
+	-h|--help) usage 0 ;;
+	*) echo "multi.sh: unknown option '$1'" >&2; usage ;;
+	esac
+done
+[ $# -ge 1 ] || usage
+[[ $n =~ ^[0-9]+$ ]] && [ "$n" -ge 1 ] && [ "$n" -le 250 ] ||
+	{ echo "multi.sh: -n 1..250" >&2; exit 2; }
+
+say() { echo "multi: $*" >&2; }
+now() { date +%s; }
+
+export PRISM_OUT=${PRISM_OUT:-$(cd "$here/../.." && pwd)/build/vm-out}
+mkdir -p "$PRISM_OUT"
+PRISM_OUT=$(cd "$PRISM_OUT" && pwd -P)
+base=$PRISM_OUT/multi-$(date +%Y%m%d-%H%M%S)-$$
+export PRISM_MH_DIR=$base/shared
+[ -n "$logs" ] || logs=$base
+mkdir -p "$PRISM_MH_DIR" "$logs"
+logs=$(cd "$logs" && pwd -P)
+
+# One hub per run: a random multicast group and port, MACs with the run
+# byte, so concurrent runs do not hear each other.
+run=$((RANDOM % 256))
+group=239.255.$((RANDOM % 256)).$((RANDOM % 254 + 1))
+port=$((20000 + RANDOM % 40000))
+hub="socket,mcast=$group:$port,localaddr=127.0.0.1"
+mac_of() { printf '52:54:00:50:%02x:%02x' "$run" "$1"; }
+
+# The guests mark themselves ready (booted, eth0 up) before the command.
+# shellcheck disable=SC2016
+wrap='echo "$(cut -d" " -f1 /proc/uptime)" > "$PRISM_MH_DIR/.booted-$PRISM_GUEST"
+if [ $# -eq 1 ]; then exec sh -c "$1"; else exec "$@"; fi'
+
+declare -a pid=() status=() up_t=() done_t=()
+t0=$(now)
+say "run $base: $n guests ($kernel kernel, 1 vCPU, $mem MB, timeout ${tmo}s each)"
+say "hub: qemu multicast $group:$port on 127.0.0.1, MTU $mtu; shared dir $PRISM_MH_DIR"
+for i in $(seq 0 $((n - 1))); do
+	say "guest $i: booting, MAC $(mac_of "$i")$([ "$i" = 0 ] && echo ", output below" || echo ", output in $logs/guest$i.log")"
+	args=(--kernel "$kernel" --smp 1 --mem "$mem" --timeout "$tmo"
+		--dmesg "$logs/dmesg-guest$i.txt"
+		--net "$hub" --mac "$(mac_of "$i")" --mtu "$mtu"
+		-- sh -c "$wrap" multi-guest "$@")
+	if [ "$i" = 0 ]; then
+		PRISM_GUEST=$i PRISM_GUESTS=$n "$here/run.sh" "${args[@]}" \
+			> >(tee "$logs/guest0.log") 2>&1 < /dev/null &
+	else
+		PRISM_GUEST=$i PRISM_GUESTS=$n "$here/run.sh" "${args[@]}" \
+			> "$logs/guest$i.log" 2>&1 < /dev/null &
+	fi
+	pid[i]=$!
+done
+
+stop_all() {
+	local i
+	for i in "${!pid[@]}"; do
+		[ -z "${status[i]:-}" ] && kill -TERM "${pid[i]}" 2>/dev/null
+	done
+	for i in "${!pid[@]}"; do
+		[ -z "${status[i]:-}" ] && wait "${pid[i]}" 2>/dev/null
+	done
+}
+trap 'trap - INT TERM HUP; say "interrupted: stopping the guests"; stop_all; exit 130' INT TERM HUP
+
+# Watch: report each guest as it comes up and as it ends.
+left=$n g0_end=
+while [ "$left" -gt 0 ]; do
+	for i in $(seq 0 $((n - 1))); do
+		if [ -z "${up_t[i]:-}" ] && [ -s "$PRISM_MH_DIR/.booted-$i" ]; then
+			up_t[i]=$(($(now) - t0))
+			say "guest $i: ready after ${up_t[i]}s (booted, eth0 up; guest uptime $(cat "$PRISM_MH_DIR/.booted-$i")s)"
+		fi
+		if [ -z "${status[i]:-}" ] && ! kill -0 "${pid[i]}" 2>/dev/null; then
+			st=0
+			wait "${pid[i]}" || st=$?
+			status[i]=$st
+			done_t[i]=$(($(now) - t0))
+			left=$((left - 1))
+			say "guest $i: done after ${done_t[i]}s, exit status $st"
+			[ "$i" = 0 ] && g0_end=$(now)
+		fi
+	done
+	if [ -n "$g0_end" ] && [ "$left" -gt 0 ] && [ $(($(now) - g0_end)) -ge "$grace" ]; then
+		say "guest 0 ended ${grace}s ago: stopping the $left others"
+		for i in $(seq 1 $((n - 1))); do
+			[ -z "${status[i]:-}" ] && kill -TERM "${pid[i]}" 2>/dev/null
+		done
+		g0_end=
+	fi
+	[ "$left" -gt 0 ] && sleep 0.5
+done
+trap - INT TERM HUP
+
+rc=${status[0]}
+if [ "$rc" = 0 ]; then
+	for i in $(seq 1 $((n - 1))); do
+		[ "${status[i]}" = 0 ] || { rc=${status[i]}; break; }
+	done
+fi
+say "all $n guests done in $(($(now) - t0))s; statuses: ${status[*]}; logs in $logs"
+exit "$rc"
