@@ -37,7 +37,8 @@ if [ ${#missing[@]} -eq 0 ]; then
 	exit 0
 fi
 
-echo "install-deps: installing ${missing[*]}"
+echo "install-deps: installing ${#missing[@]} of ${#pkgs[@]} packages: ${missing[*]}"
+echo "install-deps: with their dependencies several hundred MB on a fresh machine, a few minutes"
 sudo=
 if [ "$(id -u)" -ne 0 ]; then
 	sudo=sudo

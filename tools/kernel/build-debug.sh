@@ -17,6 +17,10 @@
 # unchanged one is reused.  The finished tree supports out-of-tree module
 # builds: make -C "$KSRC" O="$KOUT" M=<dir> modules
 #
+# While make runs, a progress line every 60 s (files compiled of an
+# estimate: the count of the last finished build, else one from the
+# number of enabled config options) goes to stderr.
+#
 # Environment: PRISM_CACHE (default ~/.cache/prism), PRISM_JOBS (default 2).
 set -euo pipefail
 
@@ -117,7 +121,44 @@ if [ -n "$missing" ]; then
 	exit 1
 fi
 
+# Files compiled so far: the CC/AS lines of the build log.
+compiled() {
+	grep -cE '^  (CC|AS)( \[M\])? ' "$buildlog" || true
+}
+
+# Expected total: what the last finished build compiled, else about 2.4
+# objects per enabled option (defconfig + the debug fragment: ~2700).
+countfile=$cache/build-debug.files
+total=$(cat "$countfile" 2>/dev/null || true)
+case $total in
+''|*[!0-9]*)
+	total=$(grep -cE '^CONFIG_[A-Z0-9_]+=[ym]$' "$out/.config" || true)
+	total=$((total * 12 / 5))
+	;;
+esac
+
+# Every 60 s: "N of ~M files compiled, about K min left" at the rate so far.
+progress() {
+	local t0 n rate left
+	t0=$(date +%s)
+	while sleep 60; do
+		n=$(compiled)
+		rate=$(( n * 60 / ($(date +%s) - t0) ))	# files per minute
+		if [ "$n" -ge "$total" ]; then
+			log "$n files compiled (estimate was ~$total), finishing"
+		elif [ "$rate" -gt 0 ]; then
+			left=$(( (total - n + rate - 1) / rate ))
+			log "$n of ~$total files compiled, about $left min left"
+		else
+			log "$n of ~$total files compiled"
+		fi
+	done
+}
+
 log "building with -j$jobs (cold build takes a while; tail -f $buildlog)"
+progress 9>&- &
+progress_pid=$!
+trap 'kill "$progress_pid" 2>/dev/null || true' EXIT
 # `make` (all) builds bzImage, modules and Module.symvers, which
 # out-of-tree module builds need.
 if ! make -C "$src" O="$out" -j"$jobs" >>"$buildlog" 2>&1; then
@@ -126,6 +167,9 @@ if ! make -C "$src" O="$out" -j"$jobs" >>"$buildlog" 2>&1; then
 	log "kernel build failed"
 	exit 1
 fi
+kill "$progress_pid" 2>/dev/null || true
+trap - EXIT
+compiled > "$countfile.tmp" && mv "$countfile.tmp" "$countfile"
 # Install the few =m modules plus modules.builtin/modules.dep into a
 # staging root: the guest points /lib/modules/$KREL there so modprobe of
 # a built-in driver (veth, bridge, ...) succeeds like on the stock kernel.
