@@ -65,8 +65,13 @@ struct prism_netns_stats {
 	u64	c[PRISM_STAT_NR];
 };
 
-/* Answers to chains refused before any state, per netns and second. */
-#define PRISM_REFUSALS_PER_SEC	1000
+/*
+ * Answers to chains refused before any state, per netns and second.  They
+ * are no larger than the requests (no amplification); the bound keeps a
+ * flood from costing the target more than that, while a dead server's
+ * clients with a full window (512) still fail fast with NO_ENDPOINT.
+ */
+#define PRISM_REFUSALS_PER_SEC	5000
 
 /* Per network namespace state. */
 struct prism_net {
