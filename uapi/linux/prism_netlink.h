@@ -14,26 +14,27 @@
  * PRISM_CMD_ENDPOINT_GET
  *	dump: every bound endpoint of the netns, one message each.
  *	do:   the endpoint PRISM_ATTR_EP (required).
- *	Reply: EP, IFINDEX, IFNAME, MAC, OWNER_PID, NR_REGIONS,
- *	NR_FREELISTS, PINNED_PAGES, OUTSTANDING, MAX_OUTSTANDING,
- *	TIMEOUT_MS, STATS (nest of enum prism_stats_attr: the socket's
- *	counters).
+ *	Reply: EP, IFINDEX, IFNAME, MAC, NR_REGIONS, NR_FREELISTS,
+ *	PINNED_PAGES, OUTSTANDING, MAX_OUTSTANDING, TIMEOUT_MS, STATS
+ *	(nest of enum prism_stats_attr: the socket's counters), and
+ *	OWNER_PID only if the requester has CAP_NET_ADMIN.
  *
  * PRISM_CMD_REGION_GET
  *	dump: every registered region, one message each; optional filter
  *	PRISM_ATTR_EP (unknown endpoint: ENOENT).
- *	Reply: EP, REGION_START, REGION_LEN, REGION_ACCESS, REGION_PAGES and,
- *	only if the requester has CAP_NET_ADMIN in the initial user
- *	namespace, RKEY (an rkey grants remote access to the memory: it is a
- *	capability and is not shown to others).
+ *	Reply: EP, REGION_LEN, REGION_ACCESS, REGION_PAGES and, only if the
+ *	requester has CAP_NET_ADMIN in the initial user namespace,
+ *	REGION_START (addresses reveal the owner's address-space layout) and
+ *	RKEY (an rkey grants remote access to the memory: it is a capability
+ *	and is not shown to others).
  *
  * PRISM_CMD_FREELIST_GET
  *	dump: every free list, one message each; optional filter
  *	PRISM_ATTR_EP.
  *	do:   EP and FL_ID (both required).
- *	Reply: EP, FL_ID, REGION_START (region the buffers lie in),
- *	FL_BUF_SIZE, FL_CAPACITY, FL_COUNT, and RKEY for CAP_NET_ADMIN as
- *	above.
+ *	Reply: EP, FL_ID, FL_BUF_SIZE, FL_CAPACITY, FL_COUNT, and for
+ *	CAP_NET_ADMIN as above REGION_START (region the buffers lie in) and
+ *	RKEY.
  *
  * PRISM_CMD_FREELIST_CREATE (CAP_NET_ADMIN)
  *	Request: EP, RKEY, FL_BUF_SIZE, FL_CAPACITY (all required).
@@ -107,7 +108,8 @@ enum prism_attr {
 	PRISM_ATTR_MAC,			/* binary[6]: interface MAC (out) */
 	PRISM_ATTR_OWNER_PID,		/* u32: pid of the process that created
 					 * the socket, in the requester's pid
-					 * namespace; 0 if not visible there
+					 * namespace; 0 if not visible there;
+					 * CAP_NET_ADMIN only
 					 */
 	PRISM_ATTR_NR_REGIONS,		/* u32: registered regions */
 	PRISM_ATTR_NR_FREELISTS,	/* u32: free lists */
