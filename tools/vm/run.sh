@@ -4,7 +4,7 @@
 # Run a command inside a throw-away qemu (TCG) guest that boots the target
 # kernel with the host's root file system shared read-only over virtio-9p.
 #
-# Usage: tools/vm/run.sh [--kernel stock|debug] [--timeout SEC] [--mem MB]
+# Usage: tools/vm/run.sh [--kernel stock|k612|debug] [--timeout SEC] [--mem MB]
 #                        [--smp N] [--dmesg FILE]
 #                        [--net NETDEV --mac MAC [--mtu MTU]] -- CMD [ARGS...]
 #
@@ -37,8 +37,12 @@
 # sets the MTU, brings it up and waits (30 s at most) for carrier.
 # tools/vm/multi.sh joins several guests this way.
 #
-# Environment: PRISM_KVER (stock kernel release, default: see
-# tools/kernel/kver.sh), PRISM_CACHE (default ~/.cache/prism),
+# --kernel: stock = Debian's 6.1 (default), k612 = Debian's 6.12
+# (linux-image-6.12-amd64), debug = tools/kernel/build-debug.sh's.
+#
+# Environment: PRISM_KVER (release booted as stock, default: see
+# tools/kernel/kver.sh; by k612 too when it is a 6.12 release),
+# PRISM_CACHE (default ~/.cache/prism),
 # PRISM_VM_LOGLEVEL (console loglevel, default 4 = errors only).
 set -euo pipefail
 
@@ -74,7 +78,7 @@ while [ $# -gt 0 ]; do
 	esac
 done
 [ $# -ge 1 ] || usage
-case $kernel in stock|debug) ;; *) echo "run.sh: --kernel stock|debug" >&2; exit 2 ;; esac
+case $kernel in stock|k612|debug) ;; *) echo "run.sh: --kernel stock|k612|debug" >&2; exit 2 ;; esac
 if [ -n "$net" ] || [ -n "$net_mac" ] || [ -n "$net_mtu" ]; then
 	[ -n "$net" ] && [[ $net_mac =~ ^([0-9a-f]{2}:){5}[0-9a-f]{2}$ ]] &&
 		[[ ${net_mtu:-1500} =~ ^[0-9]+$ ]] ||
@@ -84,9 +88,11 @@ fi
 say() { echo "vm: $*" >&2; }
 
 modroot=
-if [ "$kernel" = stock ]; then
+if [ "$kernel" != debug ]; then
 	# Never `uname -r`: the host runs another kernel (see kver.sh).
-	kver=$("$repo/tools/kernel/kver.sh") || exit 2
+	series=
+	[ "$kernel" = k612 ] && series=6.12
+	kver=$("$repo/tools/kernel/kver.sh" $series) || exit 2
 	vmlinuz=/boot/vmlinuz-$kver
 	[ -r "$vmlinuz" ] || { say "cannot read $vmlinuz"; exit 2; }
 else
@@ -176,7 +182,7 @@ initramfs_for() {
 	echo "$out"
 }
 
-if [ "$kernel" = stock ]; then
+if [ "$kernel" != debug ]; then
 	initrd=$(initramfs_for "$kver" yes)
 else
 	initrd=$(initramfs_for "$kver" no)
