@@ -5,9 +5,10 @@
 # segment: real hosts, each with its own kernel, for PRISM across NICs.
 #
 # Usage: tools/vm/multi.sh [-n N] [--timeout SEC] [--mem MB] [--mtu MTU]
-#                          [--kernel stock|debug] [--logs DIR] -- CMD [ARGS...]
+#                          [--kernel K] [--logs DIR] -- CMD [ARGS...]
 #
-# Each guest is a tools/vm/run.sh guest (1 vCPU, --mem MB, default 1024)
+# Each guest is a tools/vm/run.sh guest (--kernel K: stock by default;
+# 1 vCPU; --mem MB, default 1024)
 # with a virtio-net NIC named eth0 (MAC 52:54:00:50:<run>:<i>, MTU --mtu,
 # default 1500) on one qemu multicast hub (a random group and port per
 # run, on 127.0.0.1): every frame one guest sends reaches all the others.
@@ -79,7 +80,7 @@ mac_of() { printf '52:54:00:50:%02x:%02x' "$run" "$1"; }
 
 # The guests mark themselves ready (booted, eth0 up) before the command.
 # shellcheck disable=SC2016
-wrap='echo "$(cut -d" " -f1 /proc/uptime)" > "$PRISM_MH_DIR/.booted-$PRISM_GUEST"
+wrap='echo up > "$PRISM_MH_DIR/.booted-$PRISM_GUEST"
 if [ $# -eq 1 ]; then exec sh -c "$1"; else exec "$@"; fi'
 
 declare -a pid=() status=() up_t=() done_t=()
@@ -119,7 +120,7 @@ while [ "$left" -gt 0 ]; do
 	for i in $(seq 0 $((n - 1))); do
 		if [ -z "${up_t[i]:-}" ] && [ -s "$PRISM_MH_DIR/.booted-$i" ]; then
 			up_t[i]=$(($(now) - t0))
-			say "guest $i: ready after ${up_t[i]}s (booted, eth0 up; guest uptime $(cat "$PRISM_MH_DIR/.booted-$i")s)"
+			say "guest $i: ready after ${up_t[i]}s (booted, eth0 up, starting the command)"
 		fi
 		if [ -z "${status[i]:-}" ] && ! kill -0 "${pid[i]}" 2>/dev/null; then
 			st=0
