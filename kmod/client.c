@@ -30,6 +30,7 @@
 #include <linux/random.h>
 #include <linux/jhash.h>
 #include "prism_net.h"
+#include "trace.h"
 
 struct prism_req {
 	struct prism_sock	*psk;
@@ -45,6 +46,7 @@ struct prism_req {
 	struct sockaddr_prism	dst;
 	unsigned long		deadline;	/* jiffies */
 	ktime_t			sent_at;	/* last transmission */
+	ktime_t			first_sent;	/* first one (tracing) */
 	struct timer_list	timer;
 	struct sk_buff		*cskb;		/* the completion, preallocated */
 	u32			frame_len;
@@ -222,6 +224,10 @@ static void prism_req_deliver(struct prism_req *req, u8 status)
 	memcpy(skb->cb, &req->dst, sizeof(req->dst));
 	req->cskb = NULL;
 
+	trace_prism_chain_complete(psk->ep, req->dst.sprism_mac,
+				   req->dst.sprism_ep, req->id + psk->id_base,
+				   status, req->first_sent, req->tries,
+				   req->nacks);
 	prism_stat_add(sock_net(sk), psk, PRISM_STAT_CHAINS_COMPLETED, 1);
 	if (status == PRISM_S_TIMEOUT) {
 		prism_stat_add(sock_net(sk), psk, PRISM_STAT_CHAINS_TIMED_OUT, 1);
@@ -312,6 +318,10 @@ static void prism_req_timer(struct timer_list *t)
 		status = req->nacked ? PRISM_S_NACK : PRISM_S_TIMEOUT;
 		goto unlock;
 	}
+	trace_prism_chain_retransmit(psk->ep, req->dst.sprism_ep,
+				     req->id + psk->id_base,
+				     req->nacked ? req->tries : req->tries + 1,
+				     READ_ONCE(req->peer->rto_us), req->nacked);
 	if (req->nacked) {
 		req->nacked = false;
 	} else {
@@ -462,6 +472,7 @@ int prism_client_submit(struct prism_sock *psk, const struct sockaddr_prism *dst
 		prism_set_floor(req, skb, floor);
 		req->deadline = jiffies + msecs_to_jiffies(timeout);
 		req->sent_at = ktime_get();
+		req->first_sent = req->sent_at;
 		prism_req_arm(req);
 	}
 	xa_unlock_bh(&psk->reqs);
@@ -564,6 +575,10 @@ void prism_client_response(struct prism_sock *psk, struct sk_buff *skb,
 		req->nacked = true;
 		req->nacks++;
 		prism_req_arm(req);
+		trace_prism_chain_nack(PRISM_NACK_RECEIVED, psk->ep, src_mac,
+				       req->dst.sprism_ep,
+				       req->id + psk->id_base,
+				       PRISM_NACK_UNKNOWN);
 		xa_unlock_bh(&psk->reqs);
 		prism_stat_add(net, psk, PRISM_STAT_NACKS_RECEIVED, 1);
 		prism_peer_count(psk, &req->peer->nacks);

@@ -37,6 +37,9 @@
 #include <linux/memcontrol.h>
 #include <linux/sched/mm.h>
 #include "prism_net.h"
+/* The tracepoints of the module are instantiated here (trace.h). */
+#define CREATE_TRACE_POINTS
+#include "trace.h"
 
 /* Sessions one source MAC may hold on one target socket. */
 #define PRISM_MAX_SESSIONS_PER_MAC	64
@@ -433,6 +436,7 @@ static struct sk_buff *prism_run_chain(struct prism_sock *psk,
 	struct prism_exec_ctx ctx = {};
 	struct prism_whdr *rhdr;
 	struct sk_buff *rskb;
+	u64 t0 = 0;
 	int ret;
 
 	rskb = prism_reply_skb(dev, hdr, resp_len);
@@ -450,6 +454,8 @@ static struct sk_buff *prism_run_chain(struct prism_sock *psk,
 	ctx.deliver_send = prism_deliver_send;
 	ctx.priv = &target;
 
+	if (trace_prism_chain_exec_enabled())
+		t0 = ktime_get_ns();
 	ret = prism_engine_execute(&ctx, (const u8 *)(hdr + 1),
 				   ntohs(hdr->body_len), hdr->nops,
 				   (u8 *)(rhdr + 1), resp_len);
@@ -463,6 +469,8 @@ static struct sk_buff *prism_run_chain(struct prism_sock *psk,
 	}
 	rhdr->body_len = htons(ret);
 	skb_put(rskb, ret);
+	trace_prism_chain_exec(hdr, rhdr->status, ctx.ops_failed, ret,
+			       t0 ? ktime_get_ns() - t0 : 0);
 	return rskb;
 }
 
@@ -479,10 +487,12 @@ void prism_serve_request(struct net *net, struct sk_buff *skb,
 	struct prism_sock *psk;
 	const u8 *body = (const u8 *)(hdr + 1);
 	struct sk_buff *rskb;
+	u8 why = PRISM_NACK_NOMEM;
 	u32 cap, resp_len, work;
 	bool admitted, reserved;
 	int err;
 
+	trace_prism_chain_rx(hdr, src_mac);
 	if (dev->mtu <= sizeof(*hdr) || !id || floor > id)
 		goto drop;
 	cap = dev->mtu - sizeof(*hdr);
@@ -519,8 +529,10 @@ void prism_serve_request(struct net *net, struct sk_buff *skb,
 again:
 	s = prism_session_get(psk, src_mac, ntohl(hdr->src_ep),
 			      ntohl(hdr->session), floor);
-	if (!s)
+	if (!s) {
+		why = PRISM_NACK_SESSIONS;
 		goto nack;
+	}
 	/* Before the session lock: making room may evict sessions. */
 	reserved = admitted &&
 		   prism_rcache_reserve(psk, sizeof(*hdr) + resp_len);
@@ -562,7 +574,12 @@ again:
 	/* Remember the reply before running, or do not run at all. */
 	entry = NULL;
 	rskb = NULL;
-	if (reserved && !prism_cpu_work_take(work)) {
+	if (!admitted) {
+		why = PRISM_NACK_RATE;
+	} else if (!reserved) {
+		why = PRISM_NACK_RCACHE;
+	} else if (!prism_cpu_work_take(work)) {
+		why = PRISM_NACK_CPU;
 		prism_stat_add(net, psk, PRISM_STAT_OVER_BUDGET, 1);
 		prism_rcache_unreserve(psk, reserved, sizeof(*hdr) + resp_len);
 		reserved = false;
@@ -592,6 +609,8 @@ again:
 
 nack:
 	prism_stat_add(net, psk, PRISM_STAT_NACKS_SENT, 1);
+	trace_prism_chain_nack(PRISM_NACK_SENT, psk->ep, src_mac,
+			       ntohl(hdr->src_ep), id, why);
 	prism_reply_status(dev, hdr, src_mac, PRISM_S_NACK);
 	return;
 drop:
