@@ -7,11 +7,11 @@
 # Usage: tools/vm/multi.sh [-n N] [--timeout SEC] [--mem MB] [--mtu MTU]
 #                          [--kernel K] [--logs DIR] -- CMD [ARGS...]
 #
-# Each guest is a tools/vm/run.sh guest (--kernel K: stock by default;
-# 1 vCPU; --mem MB, default 1024)
-# with a virtio-net NIC named eth0 (MAC 52:54:00:50:<run>:<i>, MTU --mtu,
-# default 1500) on one qemu multicast hub (a random group and port per
-# run, on 127.0.0.1): every frame one guest sends reaches all the others.
+# Each guest is a tools/vm/run.sh guest (--kernel K, default stock; 1
+# vCPU; --mem MB, default 1024) with a virtio-net NIC named eth0 (MAC
+# 52:54:00:50:<run>:<i>, MTU --mtu, default 1500) on one qemu multicast
+# hub (a random group and port per run, on 127.0.0.1): every frame one
+# guest sends reaches all the others.
 # Every guest runs the same CMD (argv or, as one argument, a shell line)
 # with PRISM_GUEST=i (0..N-1), PRISM_GUESTS=N and PRISM_MH_DIR = a fresh
 # directory under $PRISM_OUT that all guests can write: exchange info
