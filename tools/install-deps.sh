@@ -8,6 +8,9 @@ set -euo pipefail
 pkgs=(
 	# target kernel, its headers and its source (for the debug kernel)
 	linux-image-amd64 linux-headers-amd64 linux-source-6.1
+	# second target kernel (tools/run-tests.sh stage k612); from
+	# bookworm-security, linux-image-amd64 stays the 6.1 kernel
+	linux-image-6.12-amd64 linux-headers-6.12-amd64
 	# guest
 	qemu-system-x86 busybox-static iproute2 kmod cpio xz-utils
 	# kernel and userspace builds
