@@ -8,6 +8,7 @@
 #   make check        install missing packages, then run every test stage
 #   make module-debug module against the debug kernel (built on first use)
 #   make fuzz         install missing packages, fuzz engine/wire 10 min + coverage
+#   make deb          install missing packages, Debian packages into build/deb
 #   make demo / deps / clean
 
 # Stock target kernel: the newest installed 6.1 headers (never `uname -r`,
@@ -19,7 +20,7 @@ export PRISM_KVER := $(KVER)
 # Userspace subdirectories that exist yet, library first.
 USER_DIRS := $(foreach d,liburing-prism selftests apps tools,$(if $(wildcard $(d)/Makefile),$(d)))
 
-.PHONY: all module module-debug kernel-debug user deps check demo fuzz clean
+.PHONY: all module module-debug kernel-debug user deps check demo fuzz deb clean
 
 all: module user
 
@@ -44,6 +45,10 @@ check: deps
 
 fuzz: deps
 	tools/fuzz/run.sh --seconds 600 --coverage
+
+# prism-dkms, prism-tools, liburing-prism, liburing-prism-dev (committed tree).
+deb: deps
+	tools/pkg/mkdeb.sh
 
 # Both commands must work as the first one on a fresh machine: install first.
 demo: deps
