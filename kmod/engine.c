@@ -34,7 +34,7 @@
 #include <linux/hash.h>
 #include <linux/once.h>
 #include <linux/spinlock.h>
-#include <asm/unaligned.h>
+#include "compat.h"
 #include <kunit/visibility.h>
 #include "prism.h"
 

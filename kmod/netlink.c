@@ -33,6 +33,7 @@
 #include <net/genetlink.h>
 #include <net/netlink.h>
 #include "prism_net.h"
+#include "compat.h"
 #include "../uapi/linux/prism_netlink.h"
 
 /* Largest free list region.c accepts (its PRISM_FL_MAX_CAPACITY). */
@@ -331,7 +332,7 @@ typedef int (*prism_nl_dump_ep_t)(struct sk_buff *skb,
 static int prism_nl_dump(struct sk_buff *skb, struct netlink_callback *cb,
 			 prism_nl_dump_ep_t dump_ep)
 {
-	const struct genl_dumpit_info *info = genl_dumpit_info(cb);
+	struct nlattr **attrs = prism_dumpit_attrs(cb);
 	struct prism_nl_dump_ctx *ctx = (void *)cb->ctx;
 	struct net *net = sock_net(cb->skb->sk);
 	struct prism_net *pn = prism_pernet(net);
@@ -343,9 +344,8 @@ static int prism_nl_dump(struct sk_buff *skb, struct netlink_callback *cb,
 		return 0;
 
 	rcu_read_lock();
-	if (info->attrs && info->attrs[PRISM_ATTR_EP]) {
-		psk = prism_ep_lookup(net,
-				      nla_get_u32(info->attrs[PRISM_ATTR_EP]));
+	if (attrs && attrs[PRISM_ATTR_EP]) {
+		psk = prism_ep_lookup(net, nla_get_u32(attrs[PRISM_ATTR_EP]));
 		if (!psk) {
 			/* Closed in the middle of the dump: just stop. */
 			if (!ctx->started) {
@@ -435,9 +435,8 @@ static int prism_nl_fl_dump_one(struct sk_buff *skb,
 				struct prism_sock *psk,
 				struct prism_nl_dump_ctx *ctx)
 {
-	const struct genl_dumpit_info *info = genl_dumpit_info(cb);
 	bool admin = netlink_capable(cb->skb, CAP_NET_ADMIN);
-	const struct nlattr *want = info->attrs[PRISM_ATTR_FL_ID];
+	const struct nlattr *want = prism_dumpit_attrs(cb)[PRISM_ATTR_FL_ID];
 	struct prism_freelist *fl;
 	unsigned long id;
 	int err;

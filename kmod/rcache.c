@@ -37,6 +37,7 @@
 #include <linux/memcontrol.h>
 #include <linux/sched/mm.h>
 #include "prism_net.h"
+#include "compat.h"
 /* The tracepoints of the module are instantiated here (trace.h). */
 #define CREATE_TRACE_POINTS
 #include "trace.h"
@@ -291,7 +292,7 @@ static bool prism_admit(struct prism_sock *psk)
 
 	backlog = skb_queue_len_lockless(&sd->input_pkt_queue) +
 		  skb_queue_len_lockless(&sd->process_queue);
-	if (backlog > READ_ONCE(netdev_max_backlog) / 2)
+	if (backlog > prism_netdev_max_backlog() / 2)
 		return false;
 	if (!rate)
 		return true;
