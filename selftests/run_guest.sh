@@ -36,6 +36,7 @@ suite reliability env REPEAT="${PRISM_NETEM_ROUNDS:-5}" \
 suite hostile env FLOOD_FRAMES="${PRISM_FLOOD_FRAMES:-100000}" \
 	HZ_K="${PRISM_HZ_K:-300}" PRISMCTL="$repo/tools/prismctl/prismctl" \
 	"$repo/selftests/prism/hostile/test_hostile.sh"
+suite trace "$repo/selftests/prism/trace/test_trace.sh"
 [ "${PRISM_GUEST_APPS:-1}" = 0 ] && exit $status
 suite prismctl env \
 	PRISM_SERVER="$repo/liburing-prism/build/prism-example-server" \
