@@ -14,9 +14,12 @@
 #          the KTAP test cases from the kernel log
 #   stock  selftests/run_guest.sh (core, reliability, hostile, prismctl,
 #          apps) on the stock kernel
+#   multi  three stock guests (1 vCPU each) on one virtual Ethernet segment
+#          (tools/vm/multi.sh): selftests/prism/multihost/test_multihost.sh,
+#          guest 0's TAP counted, each guest's kernel log scanned
 #   debug  the same on the debug kernel (KASAN, lockdep, ...) without the
 #          prismctl and application suites
-#   (stock and debug: every kernel splat in the guest log counts as one
+#   (stock, multi and debug: every kernel splat in the guest log counts as one
 #   failed test)
 #
 # Counting: unindented TAP lines `ok ...` pass, `not ok ...` fail, either
@@ -29,7 +32,8 @@
 # Environment: PRISM_TIMEOUT_KUNIT (default 600), PRISM_TIMEOUT_STOCK
 # (default 3600), PRISM_TIMEOUT_DEBUG (default 2400) guest timeouts in
 # seconds; PRISM_OUT (guest-writable results dir, default build/vm-out).
-# Logs go to build/test-logs/.
+# Logs go to build/test-logs/.  PRISM_TIMEOUT_MULTI (default 900): timeout
+# of each guest of stage multi (its logs: build/test-logs/multi/).
 set -euo pipefail
 
 repo=$(cd "$(dirname "$0")/.." && pwd)
@@ -38,9 +42,9 @@ export PRISM_OUT=${PRISM_OUT:-$repo/build/vm-out}
 logs=$repo/build/test-logs
 mkdir -p "$PRISM_OUT" "$logs"
 
-all_stages="build user kunit stock debug"
+all_stages="build user kunit stock multi debug"
 stages=$all_stages
-usage() { sed -n '3,32p' "$0" | sed 's/^# \{0,1\}//'; exit "${1:-2}"; }
+usage() { sed -n '3,/^set -euo/{/^set -euo/!p;}' "$0" | sed 's/^# \{0,1\}//'; exit "${1:-2}"; }
 while [ $# -gt 0 ]; do
 	case $1 in
 	--only) stages=${2:?}; stages=${stages//,/ }; shift 2 ;;
@@ -373,12 +377,44 @@ stage_selftests() {
 	stage_end "$kernel"
 }
 
+# Three guests on one segment: PRISM across real (virtual) NICs.
+stage_multi() {
+	local out ko t0 i dir=$logs/multi
+	stage_begin multi "three guests on one virtual Ethernet segment"
+	prereq_build
+	set +e
+	out=$(tools/kernel/build-module.sh stock 2> >(tee "$logs/build-module-stock.log" >&2))
+	status=$?
+	set -e
+	ko=$(grep '/prism\.ko$' <<< "$out" || true)
+	if [ "$status" -ne 0 ] || [ -z "$ko" ]; then
+		fail "build module (stock kernel), see $logs/build-module-stock.log"
+		stage_end multi
+		return
+	fi
+	rm -rf "$dir"
+	mkdir -p "$dir"
+	t0=$(date +%s)
+	run_logged "$logs/multi.log" env PRISM_KO="$ko" tools/vm/multi.sh -n 3 \
+		--timeout "${PRISM_TIMEOUT_MULTI:-900}" --logs "$dir" -- \
+		selftests/prism/multihost/test_multihost.sh
+	vm_status_ok "$status" "multihost" || true
+	count_tap "$logs/multi.log" "$status" "multihost (guest 0)"
+	for i in 0 1 2; do
+		scan_splats "$dir/dmesg-guest$i.txt" "PRISM-TESTS-BEGIN multihost guest $i" \
+			"multihost guest $i"
+	done
+	echo "stage multi: $(($(date +%s) - t0)) s (guest logs in $dir)"
+	stage_end multi
+}
+
 # ---------------------------------------------------------------------------
 start=$(date +%s)
 want build && stage_build
 want user && stage_user
 want kunit && stage_kunit
 want stock && stage_selftests stock
+want multi && stage_multi
 want debug && stage_selftests debug
 
 echo
