@@ -19,8 +19,10 @@
 #          guest 0's TAP counted, each guest's kernel log scanned
 #   debug  the same on the debug kernel (KASAN, lockdep, ...) without the
 #          prismctl and application suites
-#   (stock, multi and debug: every kernel splat in the guest log counts as one
-#   failed test)
+#   k612   the module built for Debian's 6.12 kernel (build-module.sh
+#          k612), the core and hostile suites on that kernel
+#   (stock, multi, debug and k612: every kernel splat in the guest log
+#   counts as one failed test)
 #
 # Counting: unindented TAP lines `ok ...` pass, `not ok ...` fail, either
 # with `# SKIP` is skipped (indented lines are subtests and not counted).
@@ -30,9 +32,10 @@
 # status is 0 iff nothing failed.
 #
 # Environment: PRISM_TIMEOUT_KUNIT (default 600), PRISM_TIMEOUT_STOCK
-# (default 3600), PRISM_TIMEOUT_DEBUG (default 2400) guest timeouts in
-# seconds; PRISM_OUT (guest-writable results dir, default build/vm-out).
-# Logs go to build/test-logs/.  PRISM_TIMEOUT_MULTI (default 900): timeout
+# (default 3600), PRISM_TIMEOUT_DEBUG (default 2400), PRISM_TIMEOUT_K612
+# (default 2400) guest timeouts in seconds; PRISM_OUT (guest-writable
+# results dir, default build/vm-out).  Logs go to build/test-logs/.
+# PRISM_TIMEOUT_MULTI (default 900): timeout
 # of each guest of stage multi (its logs: build/test-logs/multi/).
 set -euo pipefail
 
@@ -42,7 +45,7 @@ export PRISM_OUT=${PRISM_OUT:-$repo/build/vm-out}
 logs=$repo/build/test-logs
 mkdir -p "$PRISM_OUT" "$logs"
 
-all_stages="build user kunit stock multi debug"
+all_stages="build user kunit stock multi debug k612"
 stages=$all_stages
 usage() { sed -n '3,/^set -euo/{/^set -euo/!p;}' "$0" | sed 's/^# \{0,1\}//'; exit "${1:-2}"; }
 while [ $# -gt 0 ]; do
@@ -332,7 +335,7 @@ kunit_count() {
 	stage_skip=$((stage_skip + s))
 }
 
-# Selftests in a guest: $1 = stock|debug.
+# Selftests in a guest: $1 = stock|debug|k612 (run.sh --kernel).
 stage_selftests() {
 	local kernel=$1 ko tmo marker dmesg extra=
 	stage_begin "$kernel" "selftests on the $kernel kernel"
@@ -342,19 +345,25 @@ stage_selftests() {
 		stage_end "$kernel"
 		return
 	fi
-	if [ "$kernel" = stock ]; then
+	if [ "$kernel" != debug ]; then
 		local out
 		set +e
-		out=$(tools/kernel/build-module.sh stock 2> >(tee "$logs/build-module-stock.log" >&2))
+		out=$(tools/kernel/build-module.sh "$kernel" 2> >(tee "$logs/build-module-$kernel.log" >&2))
 		status=$?
 		set -e
 		ko=$(grep '/prism\.ko$' <<< "$out" || true)
 		if [ "$status" -ne 0 ] || [ -z "$ko" ]; then
-			fail "build module (stock kernel), see $logs/build-module-stock.log"
+			fail "build module ($kernel kernel), see $logs/build-module-$kernel.log"
 			stage_end "$kernel"
 			return
 		fi
 		tmo=${PRISM_TIMEOUT_STOCK:-3600}
+		if [ "$kernel" = k612 ]; then
+			# The second supported kernel: the suites that exercise
+			# the kernel's APIs (the rest runs the same code paths).
+			tmo=${PRISM_TIMEOUT_K612:-2400}
+			extra="PRISM_GUEST_SUITES='core hostile' PRISM_GUEST_APPS=0 PRISM_FLOOD_FRAMES=25000"
+		fi
 	else
 		if ! debug_module; then
 			stage_end "$kernel"
@@ -416,6 +425,7 @@ want kunit && stage_kunit
 want stock && stage_selftests stock
 want multi && stage_multi
 want debug && stage_selftests debug
+want k612 && stage_selftests k612
 
 echo
 echo "======== summary ($(( $(date +%s) - start )) s, logs in $logs) ========"
