@@ -7,9 +7,12 @@
 #
 # Stages, in order:
 #   build  `make all` pieces: module (stock kernel) and every userspace
-#          subdirectory that has a Makefile, one test each
+#          subdirectory that has a Makefile, one test each; kernel style
+#          (tools/kernel/lint.sh: checkpatch --strict, sparse)
 #   user   `make -C <dir> check` on the host for the userspace subdirectories
-#          whose Makefile has a check target (TAP on stdout)
+#          whose Makefile has a check target (TAP on stdout); a 60 s
+#          coverage-guided fuzz pass of kmod/wire.c and kmod/engine.c
+#          (tools/fuzz/run.sh; PRISM_FUZZ_SECONDS)
 #   kunit  boot the debug kernel, insmod prism.ko + prism_kunit.ko, count
 #          the KTAP test cases from the kernel log
 #   stock  selftests/run_guest.sh (core, reliability, hostile, prismctl,
@@ -17,6 +20,8 @@
 #   multi  three stock guests (1 vCPU each) on one virtual Ethernet segment
 #          (tools/vm/multi.sh): selftests/prism/multihost/test_multihost.sh,
 #          guest 0's TAP counted, each guest's kernel log scanned
+#   pkg    `make deb` packages installed, used and removed in a guest
+#          (selftests/prism/pkg/test_deb.sh)
 #   debug  the same on the debug kernel (KASAN, lockdep, ...) without the
 #          prismctl and application suites
 #   k612   the module built for Debian's 6.12 kernel (build-module.sh
@@ -45,7 +50,7 @@ export PRISM_OUT=${PRISM_OUT:-$repo/build/vm-out}
 logs=$repo/build/test-logs
 mkdir -p "$PRISM_OUT" "$logs"
 
-all_stages="build user kunit stock multi debug k612"
+all_stages="build user kunit stock multi pkg debug k612"
 stages=$all_stages
 usage() { sed -n '3,/^set -euo/{/^set -euo/!p;}' "$0" | sed 's/^# \{0,1\}//'; exit "${1:-2}"; }
 while [ $# -gt 0 ]; do
@@ -190,6 +195,9 @@ stage_build() {
 	stage_begin build "build everything"
 	run_logged "$logs/build-module.log" make module
 	[ "$status" -eq 0 ] && pass "build module (stock kernel)" || fail "build module (stock kernel), see $logs/build-module.log"
+	run_logged "$logs/lint.log" tools/kernel/lint.sh
+	[ "$status" -eq 0 ] && pass "kernel style: checkpatch --strict and sparse clean" ||
+		fail "kernel style: checkpatch/sparse findings, see $logs/lint.log"
 	local d
 	for d in $user_dirs; do
 		if [ ! -f "$d/Makefile" ]; then
@@ -213,6 +221,14 @@ stage_user() {
 		run_logged "$logs/user-$d.log" make -s -C "$d" check
 		count_tap "$logs/user-$d.log" "$status" "make -C $d check"
 	done
+	# Coverage-guided fuzzing of the wire parser and the engine: a short
+	# pass here, `make fuzz` for a long one.
+	run_logged "$logs/user-fuzz.log" tools/fuzz/run.sh --seconds "${PRISM_FUZZ_SECONDS:-60}"
+	if [ "$status" -eq 0 ]; then
+		pass "fuzz: $(tail -n 1 "$logs/user-fuzz.log")"
+	else
+		fail "fuzz: $(tail -n 1 "$logs/user-fuzz.log"), see $logs/user-fuzz.log"
+	fi
 	if [ ! -f liburing-prism/Makefile ]; then
 		fail "liburing-prism/Makefile is missing: no userspace library tests"
 	elif [ "$n" -eq 0 ]; then
@@ -419,11 +435,37 @@ stage_multi() {
 
 # ---------------------------------------------------------------------------
 start=$(date +%s)
+# Debian packages: build them (tools/pkg/mkdeb.sh), install, use and
+# remove them in a guest on the stock kernel (selftests/prism/pkg/test_deb.sh).
+stage_pkg() {
+	local t0 marker dmesg debdir=$repo/build/deb
+	stage_begin pkg "Debian packages in a guest"
+	t0=$(date +%s)
+	run_logged "$logs/pkg-mkdeb.log" tools/pkg/mkdeb.sh "$debdir"
+	if [ "$status" -ne 0 ]; then
+		fail "tools/pkg/mkdeb.sh, see $logs/pkg-mkdeb.log"
+		stage_end pkg
+		return
+	fi
+	pass "tools/pkg/mkdeb.sh: 4 packages in $debdir"
+	marker="PRISM-TESTS-BEGIN pkg $$"
+	dmesg=$logs/dmesg-pkg.txt
+	run_logged "$logs/pkg.log" tools/vm/run.sh --timeout "${PRISM_TIMEOUT_PKG:-1200}" \
+		--dmesg "$dmesg" -- \
+		sh -c "echo '$marker' > /dev/kmsg; exec selftests/prism/pkg/test_deb.sh '$debdir'"
+	vm_status_ok "$status" "pkg" || true
+	count_tap "$logs/pkg.log" "$status" "pkg (test_deb.sh)"
+	scan_splats "$dmesg" "$marker" "pkg"
+	echo "pkg: $(( $(date +%s) - t0 )) s"
+	stage_end pkg
+}
+
 want build && stage_build
 want user && stage_user
 want kunit && stage_kunit
 want stock && stage_selftests stock
 want multi && stage_multi
+want pkg && stage_pkg
 want debug && stage_selftests debug
 want k612 && stage_selftests k612
 
