@@ -26,6 +26,11 @@
 #          prismctl and application suites
 #   k612   the module built for Debian's 6.12 kernel (build-module.sh
 #          k612), the core and hostile suites on that kernel
+#   fresh  clone HEAD into /tmp/prism-fresh.XXXXXX and run the README's
+#          first command there, `make demo` (without PRISM_OUT, PRISM_KO,
+#          MAKEFLAGS), which must exit 0 and print the demo's summary;
+#          prints its time, removes the clone (uncommitted work is not
+#          in it)
 #   (stock, multi, debug and k612: every kernel splat in the guest log
 #   counts as one failed test)
 #
@@ -42,6 +47,7 @@
 # results dir, default build/vm-out).  Logs go to build/test-logs/.
 # PRISM_TIMEOUT_MULTI (default 900): timeout
 # of each guest of stage multi (its logs: build/test-logs/multi/).
+# PRISM_TIMEOUT_FRESH (default 3600): the whole make demo of stage fresh.
 set -euo pipefail
 
 repo=$(cd "$(dirname "$0")/.." && pwd)
@@ -50,7 +56,7 @@ export PRISM_OUT=${PRISM_OUT:-$repo/build/vm-out}
 logs=$repo/build/test-logs
 mkdir -p "$PRISM_OUT" "$logs"
 
-all_stages="build user kunit stock multi pkg debug k612"
+all_stages="build user kunit stock multi pkg debug k612 fresh"
 stages=$all_stages
 usage() { sed -n '3,/^set -euo/{/^set -euo/!p;}' "$0" | sed 's/^# \{0,1\}//'; exit "${1:-2}"; }
 while [ $# -gt 0 ]; do
@@ -460,6 +466,44 @@ stage_pkg() {
 	stage_end pkg
 }
 
+# A fresh clone of HEAD must run the README's first command, make demo.
+stage_fresh() {
+	stage_begin fresh "fresh clone of HEAD: make demo"
+	local dir head t0 secs
+	head=$(git -C "$repo" rev-parse --short HEAD)
+	dir=$(mktemp -d /tmp/prism-fresh.XXXXXX)
+	if ! git clone -q "$repo" "$dir" > "$logs/fresh-clone.log" 2>&1; then
+		fail "git clone of HEAD $head, see $logs/fresh-clone.log"
+		rm -rf "$dir"
+		stage_end fresh
+		return
+	fi
+	echo "(HEAD $head cloned into $dir; uncommitted changes are not in it)"
+	t0=$(date +%s)
+	run_logged "$logs/fresh-demo.log" \
+		timeout -k 30 "${PRISM_TIMEOUT_FRESH:-3600}" \
+		env -u PRISM_OUT -u PRISM_KO -u MAKEFLAGS -u MAKELEVEL \
+		make -C "$dir" demo
+	secs=$(( $(date +%s) - t0 ))
+	echo "fresh: make demo took $((secs / 60)) min $((secs % 60)) s"
+	if [ "$status" -eq 0 ]; then
+		pass "make demo in a fresh clone ($secs s)"
+	elif [ "$status" -eq 124 ]; then
+		fail "make demo in a fresh clone: timeout after ${PRISM_TIMEOUT_FRESH:-3600} s, see $logs/fresh-demo.log"
+	else
+		fail "make demo in a fresh clone: exit status $status, see $logs/fresh-demo.log"
+	fi
+	# tools/demo.sh ends with its summary section and "demo: finished".
+	if grep -q '^=== summary ===' "$logs/fresh-demo.log" &&
+	   grep -q '^demo: finished' "$logs/fresh-demo.log"; then
+		pass "make demo printed its summary"
+	else
+		fail "make demo printed no summary (=== summary === ... demo: finished)"
+	fi
+	rm -rf "$dir"
+	stage_end fresh
+}
+
 want build && stage_build
 want user && stage_user
 want kunit && stage_kunit
@@ -468,6 +512,7 @@ want multi && stage_multi
 want pkg && stage_pkg
 want debug && stage_selftests debug
 want k612 && stage_selftests k612
+want fresh && stage_fresh
 
 echo
 echo "======== summary ($(( $(date +%s) - start )) s, logs in $logs) ========"
