@@ -87,13 +87,15 @@ fail() { echo "not ok - $*"; stage_fail=$((stage_fail + 1)); }
 
 stage_begin() {
 	stage_pass=0 stage_fail=0 stage_skip=0
+	stage_t0=$(date +%s)
 	echo
 	echo "======== stage $1: $2 ========"
 }
 stage_end() {
 	local line
-	line=$(printf '%-6s %d passed, %d failed, %d skipped' "$1" \
-		"$stage_pass" "$stage_fail" "$stage_skip")
+	line=$(printf '%-6s %d passed, %d failed, %d skipped (%d s)' "$1" \
+		"$stage_pass" "$stage_fail" "$stage_skip" \
+		$(($(date +%s) - stage_t0)))
 	echo "-------- $line"
 	summary+=("$line")
 	total_pass=$((total_pass + stage_pass))
