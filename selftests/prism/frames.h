@@ -205,6 +205,15 @@ static inline int raw_send(const struct raw_link *l, const struct frame *f)
 	return 0;
 }
 
+/* xorshift64: cheap reproducible pseudo-random numbers; *s must not be 0. */
+static inline uint64_t frame_rnd(uint64_t *s)
+{
+	*s ^= *s << 13;
+	*s ^= *s >> 7;
+	*s ^= *s << 17;
+	return *s;
+}
+
 static inline int64_t now_ms(void)
 {
 	struct timespec ts;

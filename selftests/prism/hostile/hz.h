@@ -17,11 +17,7 @@
 #include <unistd.h>
 
 #include "liburing-prism.h"
-
-/* The uapi header may not have it yet. */
-#ifndef PRISM_OPEN_SEND
-#define PRISM_OPEN_SEND		6
-#endif
+#include "../frames.h"
 
 /*
  * Region 1 of hz_server: page-aligned, registered with exactly this size.
@@ -102,30 +98,14 @@ static inline int hz_parse_target(int argc, char **argv, struct hz_target *t)
 	return 0;
 }
 
-static inline int64_t hz_now_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
-
-static inline int64_t hz_now_us(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (int64_t)ts.tv_sec * 1000000 + ts.tv_nsec / 1000;
-}
-
 /* Wait until path exists, at most ms milliseconds; 0 or -ETIMEDOUT. */
 static inline int hz_wait_file(const char *path, int64_t ms)
 {
-	int64_t end = hz_now_ms() + ms;
+	int64_t end = now_ms() + ms;
 	struct stat st;
 
 	while (stat(path, &st)) {
-		if (hz_now_ms() >= end)
+		if (now_ms() >= end)
 			return -ETIMEDOUT;
 		poll(NULL, 0, 10);
 	}

@@ -47,7 +47,7 @@ static int run(struct prism_chain_buf *c, const struct prism_msg **m,
 {
 	uint64_t ud = next_ud++;
 	struct pollfd p = { .fd = fd, .events = POLLIN };
-	int64_t t0 = hz_now_us(), end = hz_now_ms() + timeout_ms + 10000;
+	int64_t t0 = now_us(), end = now_ms() + timeout_ms + 10000;
 	ssize_t n;
 	int err;
 
@@ -57,7 +57,7 @@ static int run(struct prism_chain_buf *c, const struct prism_msg **m,
 	if (err)
 		return err;
 	for (;;) {
-		int64_t left = end - hz_now_ms();
+		int64_t left = end - now_ms();
 
 		if (left <= 0 || poll(&p, 1, (int)left) != 1) {
 			printf("hang=1 user_data=%llu\n", (unsigned long long)ud);
@@ -77,7 +77,7 @@ static int run(struct prism_chain_buf *c, const struct prism_msg **m,
 		       (unsigned long long)(*m)->user_data);
 	}
 	if (lat_us)
-		*lat_us = hz_now_us() - t0;
+		*lat_us = now_us() - t0;
 	return (*m)->status;
 }
 
@@ -88,7 +88,7 @@ static int cas_phase(const char *name, unsigned long k, uint64_t *cur)
 	const struct prism_msg *m;
 	struct prism_chain_buf c;
 	__u64 old;
-	int64_t t0 = hz_now_ms();
+	int64_t t0 = now_ms();
 	int st, op;
 
 	for (i = 0; i < k; i++) {
@@ -114,7 +114,7 @@ static int cas_phase(const char *name, unsigned long k, uint64_t *cur)
 	       name, done, failed, (long long)hz_percentile(lat, done, 50),
 	       (long long)hz_percentile(lat, done, 90),
 	       (long long)hz_percentile(lat, done, 100), (long long)t0,
-	       (long long)hz_now_ms());
+	       (long long)now_ms());
 	fflush(stdout);
 	free(lat);
 	return failed ? 1 : 0;

@@ -18,16 +18,12 @@
  */
 #define _GNU_SOURCE
 #include "hz.h"
-#include "../frames.h"
 
 static uint64_t rs;
 
 static uint64_t rnd(void)
 {
-	rs ^= rs << 13;
-	rs ^= rs >> 7;
-	rs ^= rs << 17;
-	return rs;
+	return frame_rnd(&rs);
 }
 
 int main(int argc, char **argv)
@@ -57,7 +53,7 @@ int main(int argc, char **argv)
 	}
 	setvbuf(stdout, NULL, _IOLBF, 0);
 	memset(data, 0xA5, sizeof(data));
-	t0 = hz_now_ms();
+	t0 = now_ms();
 	for (i = 0; i < n; i++) {
 		unsigned int kind = rnd() % 100, k, nops = 1 + rnd() % 2;
 		uint64_t id = (rnd() >> 1) | 1, key;
@@ -120,7 +116,7 @@ int main(int argc, char **argv)
 			printf("started=1 t0=%lld\n", (long long)t0);
 	}
 	printf("sent=%lu unauth=%lu junk=%lu spoofed=%lu send_errors=%lu ms=%lld t1=%lld\n",
-	       n, unauth, junk, spoofed, errs, (long long)(hz_now_ms() - t0),
-	       (long long)hz_now_ms());
+	       n, unauth, junk, spoofed, errs, (long long)(now_ms() - t0),
+	       (long long)now_ms());
 	return 0;
 }

@@ -20,16 +20,12 @@
 #include <sys/random.h>
 
 #include "hz.h"
-#include "../frames.h"
 
 static uint64_t rs;
 
 static uint64_t rnd(void)
 {
-	rs ^= rs << 13;
-	rs ^= rs >> 7;
-	rs ^= rs << 17;
-	return rs;
+	return frame_rnd(&rs);
 }
 
 static struct raw_link tx = { .fd = -1 }, sniff = { .fd = -1 };
@@ -137,8 +133,8 @@ int main(int argc, char **argv)
 	}
 	setvbuf(stdout, NULL, _IOLBF, 0);
 	printf("ready=1\n");
-	end = hz_now_ms() + 1000 * strtoll(argv[6], NULL, 0);
-	while (stat(argv[5], &st) && hz_now_ms() < end) {
+	end = now_ms() + 1000 * strtoll(argv[6], NULL, 0);
+	while (stat(argv[5], &st) && now_ms() < end) {
 		drain_sniffer();
 		if (!have_victim) {
 			poll(NULL, 0, 5);

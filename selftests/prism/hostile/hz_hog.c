@@ -42,9 +42,9 @@ int main(int argc, char **argv)
 	}
 	prism_set_opt(fd, PRISM_MAX_OUTSTANDING, PRISM_WINDOW);
 	getsockopt(fd, SOL_SOCKET, SO_RCVBUF, &rcvbuf, &sl);
-	t0 = hz_now_ms();
+	t0 = now_ms();
 	end = t0 + 1000 * strtoll(argv[2], NULL, 0);
-	while (hz_now_ms() < end) {
+	while (now_ms() < end) {
 		prism_chain_init(&c, cbuf, sizeof(cbuf), accepted);
 		prism_prep_read(&c, t.rkey, t.addr + HZ_KNOWN_OFF, 1024);
 		err = prism_submit(fd, &t.sa, &c);
@@ -62,7 +62,7 @@ int main(int argc, char **argv)
 	}
 	printf("rcvbuf=%d accepted=%lu enobufs=%lu other=%lu first_other=%s ms=%lld\n",
 	       rcvbuf, accepted, enobufs, other, hz_err(first_other),
-	       (long long)(hz_now_ms() - t0));
+	       (long long)(now_ms() - t0));
 	printf("holding=1\n");
 	hz_wait_file(argv[3], 300000);
 	return 0;

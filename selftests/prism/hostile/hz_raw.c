@@ -14,7 +14,6 @@
 #include <sys/random.h>
 
 #include "hz.h"
-#include "../frames.h"
 
 static struct raw_link rl;
 static struct hz_target t;

@@ -230,10 +230,7 @@ static uint64_t rnd(void)
 {
 	static uint64_t s = 88172645463325252ull;
 
-	s ^= s << 13;
-	s ^= s >> 7;
-	s ^= s << 17;
-	return s;
+	return frame_rnd(&s);
 }
 
 /* A random valid-looking chain, then damage to it. */
