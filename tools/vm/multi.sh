@@ -15,7 +15,11 @@
 # Every guest runs the same CMD (argv or, as one argument, a shell line)
 # with PRISM_GUEST=i (0..N-1), PRISM_GUESTS=N and PRISM_MH_DIR = a fresh
 # directory under $PRISM_OUT that all guests can write: exchange info
-# files and ready/done markers there.
+# files and ready/done markers there.  When guest i ends, multi.sh writes
+# its exit status to $PRISM_MH_DIR/.ended-<i>, so the others can wait for
+# that.  A guest that means to die (to show a crash: e.g. echo b >
+# /proc/sysrq-trigger) first writes $PRISM_MH_DIR/.poweroff-<i>: its end
+# without an exit status (run.sh's 125) then counts as 0.
 #
 # Guest 0's output goes to stdout (and DIR/guest0.log); guest i's to
 # DIR/guest<i>.log; kernel logs to DIR/dmesg-guest<i>.txt.  DIR defaults
@@ -125,10 +129,17 @@ while [ "$left" -gt 0 ]; do
 		if [ -z "${status[i]:-}" ] && ! kill -0 "${pid[i]}" 2>/dev/null; then
 			st=0
 			wait "${pid[i]}" || st=$?
-			status[i]=$st
 			done_t[i]=$(($(now) - t0))
 			left=$((left - 1))
-			say "guest $i: done after ${done_t[i]}s, exit status $st"
+			if [ "$st" = 125 ] && [ -s "$PRISM_MH_DIR/.poweroff-$i" ]; then
+				say "guest $i: gone after ${done_t[i]}s, as it announced ($(head -n 1 "$PRISM_MH_DIR/.poweroff-$i")): counted as exit status 0"
+				st=0
+				echo "died as announced" > "$PRISM_MH_DIR/.ended-$i"
+			else
+				say "guest $i: done after ${done_t[i]}s, exit status $st"
+				echo "exit status $st" > "$PRISM_MH_DIR/.ended-$i"
+			fi
+			status[i]=$st
 			[ "$i" = 0 ] && g0_end=$(now)
 		fi
 	done
