@@ -15,8 +15,11 @@
 # benchmark (tools/bench/first.sh) runs between two other namespaces, and
 # each application's apps/<name>/demo-guest.sh (PRISM-KV, PRISM-RS,
 # PRISM-TX) runs on hosts of its own.  Part 2 (PRISM_DEMO_MULTI=0: skip)
-# boots three guests on one virtual Ethernet segment and runs PRISM-KV and
-# PRISM-RS across them (tools/demo-multi.sh).
+# boots three guests on one virtual Ethernet segment and runs the three
+# stores across them (tools/demo-multi.sh): PRISM-KV with one server and
+# two clients, PRISM-TX with two shards and bank transfers from two guests
+# (audit: total unchanged), PRISM-RS with three replicas while one guest
+# crashes (the client goes on with 2 of 3; its history is checked).
 #
 # Environment: PRISM_KO (module to load; default: build kmod/prism.ko for
 # the stock kernel), PRISM_OUT (guest-writable results directory, default
