@@ -16,6 +16,7 @@
 #include <net/sock.h>
 #include <net/netns/generic.h>
 #include "prism_net.h"
+#include "../uapi/linux/prism_netlink.h"
 
 static int family = PRISM_DEFAULT_FAMILY;
 module_param(family, int, 0444);
@@ -50,6 +51,7 @@ static int prism_release(struct socket *sock)
 	struct sock *sk = sock->sk;
 	struct prism_sock *psk;
 	struct prism_net *pn;
+	bool was_bound;
 
 	if (!sk)
 		return 0;
@@ -57,10 +59,15 @@ static int prism_release(struct socket *sock)
 	pn = prism_pernet(sock_net(sk));
 
 	lock_sock(sk);
+	was_bound = psk->bound;
 	if (psk->bound)
 		xa_erase(&pn->eps, psk->ep);
 	psk->bound = false;
 	release_sock(sk);
+	/* One event: its regions and free lists go with the endpoint. */
+	if (was_bound)
+		prism_nl_notify_ep(sock_net(sk), PRISM_CMD_ENDPOINT_DEL,
+				   psk->ep, psk->ifindex);
 
 	prism_client_release(psk);
 	atomic64_sub(psk->mem.pinned_pages, &pn->pinned_pages);
@@ -146,6 +153,7 @@ static int prism_bind(struct socket *sock, struct sockaddr *uaddr, int addr_len)
 	psk->ep = ep;
 	/* sendmsg() reads ep and ifindex without the socket lock. */
 	smp_store_release(&psk->bound, true);
+	prism_nl_notify_ep(net, PRISM_CMD_ENDPOINT_NEW, ep, psk->ifindex);
 out:
 	release_sock(sk);
 	return err;
@@ -244,6 +252,62 @@ out:
 	return err;
 }
 
+/*
+ * Events of the memory of a socket (see netlink.c): only for bound
+ * sockets, under the socket lock, so they come in the order of the
+ * changes.
+ */
+bool prism_region_snap(struct prism_sock *psk, u64 rkey,
+		       struct prism_nl_region_ev *ev)
+{
+	struct prism_region *r;
+
+	if (!psk->bound)
+		return false;
+	rcu_read_lock();
+	r = prism_region_find(&psk->mem, rkey);
+	if (r) {
+		ev->len = r->len;
+		ev->pages = r->npages;
+		ev->access = r->access;
+	}
+	rcu_read_unlock();
+	return r;
+}
+
+bool prism_fl_snap(struct prism_sock *psk, u32 id, struct prism_nl_fl_ev *ev)
+{
+	struct prism_freelist *fl;
+
+	if (!psk->bound)
+		return false;
+	rcu_read_lock();
+	fl = xa_load(&psk->mem.freelists, id);
+	if (fl) {
+		ev->id = fl->id;
+		ev->buf_size = fl->buf_size;
+		ev->capacity = fl->capacity;
+	}
+	rcu_read_unlock();
+	return fl;
+}
+
+static void prism_notify_region(struct prism_sock *psk, u8 cmd, u64 rkey)
+{
+	struct prism_nl_region_ev ev;
+
+	if (prism_region_snap(psk, rkey, &ev))
+		prism_nl_notify_region(sock_net(&psk->sk), cmd, psk->ep, &ev);
+}
+
+void prism_notify_fl(struct prism_sock *psk, u8 cmd, u32 id)
+{
+	struct prism_nl_fl_ev ev;
+
+	if (prism_fl_snap(psk, id, &ev))
+		prism_nl_notify_fl(sock_net(&psk->sk), cmd, psk->ep, &ev);
+}
+
 static int prism_ioctl_reg_mr(struct prism_sock *psk, void __user *arg)
 {
 	struct prism_reg_mr req;
@@ -261,6 +325,7 @@ static int prism_ioctl_reg_mr(struct prism_sock *psk, void __user *arg)
 		prism_region_deregister(&psk->mem, req.rkey);
 		return -EFAULT;
 	}
+	prism_notify_region(psk, PRISM_CMD_REGION_NEW, req.rkey);
 	return 0;
 }
 
@@ -281,6 +346,7 @@ static int prism_ioctl_fl_create(struct prism_sock *psk, void __user *arg)
 		prism_freelist_destroy(&psk->mem, req.id);
 		return -EFAULT;
 	}
+	prism_notify_fl(psk, PRISM_CMD_FREELIST_NEW, req.id);
 	return 0;
 }
 
@@ -310,6 +376,10 @@ static int prism_ioctl_locked(struct prism_sock *psk, unsigned int cmd,
 			      unsigned long arg)
 {
 	void __user *uarg = (void __user *)arg;
+	struct prism_nl_region_ev rev;
+	struct prism_nl_fl_ev fev;
+	bool notify;
+	int err;
 	u64 rkey;
 	u32 id;
 
@@ -319,7 +389,13 @@ static int prism_ioctl_locked(struct prism_sock *psk, unsigned int cmd,
 	case PRISM_IOC_DEREG_MR:
 		if (get_user(rkey, (u64 __user *)uarg))
 			return -EFAULT;
-		return prism_region_deregister(&psk->mem, rkey);
+		notify = prism_region_snap(psk, rkey, &rev);
+		err = prism_region_deregister(&psk->mem, rkey);
+		if (!err && notify)
+			prism_nl_notify_region(sock_net(&psk->sk),
+					       PRISM_CMD_REGION_DEL, psk->ep,
+					       &rev);
+		return err;
 	case PRISM_IOC_FL_CREATE:
 		return prism_ioctl_fl_create(psk, uarg);
 	case PRISM_IOC_FL_POST:
@@ -327,7 +403,13 @@ static int prism_ioctl_locked(struct prism_sock *psk, unsigned int cmd,
 	case PRISM_IOC_FL_DESTROY:
 		if (get_user(id, (u32 __user *)uarg))
 			return -EFAULT;
-		return prism_freelist_destroy(&psk->mem, id);
+		notify = prism_fl_snap(psk, id, &fev);
+		err = prism_freelist_destroy(&psk->mem, id);
+		if (!err && notify)
+			prism_nl_notify_fl(sock_net(&psk->sk),
+					   PRISM_CMD_FREELIST_DEL, psk->ep,
+					   &fev);
+		return err;
 	}
 	return -ENOIOCTLCMD;
 }

@@ -53,6 +53,11 @@ static_assert(__PRISM_PEER_STATS_ATTR_MAX - 1 ==
 
 static struct genl_family prism_genl_family;
 
+/* Multicast groups, in the order of prism_nl_mcgrps[]. */
+enum prism_nl_mcgrp {
+	PRISM_NL_MCGRP_EVENTS,
+};
+
 /* ---------------------------------------------------------------------------
  * Policies: one per command, over the whole attribute space, so that every
  * attribute a command does not take is rejected.
@@ -644,6 +649,8 @@ static int prism_nl_fl_create_doit(struct sk_buff *skb, struct genl_info *info)
 				    nla_get_u32(info->attrs[PRISM_ATTR_FL_BUF_SIZE]),
 				    nla_get_u32(info->attrs[PRISM_ATTR_FL_CAPACITY]),
 				    &id);
+	if (!err)
+		prism_notify_fl(psk, PRISM_CMD_FREELIST_NEW, id);
 	release_sock(&psk->sk);
 	switch (err) {
 	case 0:
@@ -988,6 +995,105 @@ static int prism_nl_peer_doit(struct sk_buff *skb, struct genl_info *info)
 	return prism_nl_reply_one(skb, info, prism_nl_peer_fill_one);
 }
 
+/* ---------------------------------------------------------------------------
+ * Events: the multicast group "events" of the netns where the change
+ * happened.  Anybody may subscribe (6.1 has no GENL_MCAST_CAP_NET_ADMIN),
+ * so events carry nothing the dumps show to CAP_NET_ADMIN only: no rkeys,
+ * no addresses, no pids.  Sent from process context after the change,
+ * nothing is built when nobody listens.
+ */
+static const struct genl_multicast_group prism_nl_mcgrps[] = {
+	[PRISM_NL_MCGRP_EVENTS]	= { .name = PRISM_GENL_MCGRP_EVENTS },
+};
+
+/* A new event message with EP, or NULL (no listeners, no memory). */
+static struct sk_buff *prism_nl_event_start(struct net *net, u8 cmd, u32 ep,
+					    void **hdr)
+{
+	struct sk_buff *skb;
+
+	if (!genl_has_listeners(&prism_genl_family, net, PRISM_NL_MCGRP_EVENTS))
+		return NULL;
+	skb = genlmsg_new(NLMSG_GOODSIZE, GFP_KERNEL);
+	if (!skb)
+		return NULL;
+	*hdr = genlmsg_put(skb, 0, 0, &prism_genl_family, 0, cmd);
+	if (!*hdr || nla_put_u32(skb, PRISM_ATTR_EP, ep)) {
+		nlmsg_free(skb);
+		return NULL;
+	}
+	return skb;
+}
+
+/* Send the event skb (err: a put failed, drop it instead). */
+static void prism_nl_event_send(struct net *net, struct sk_buff *skb,
+				void *hdr, int err)
+{
+	if (err) {
+		nlmsg_free(skb);
+		return;
+	}
+	genlmsg_end(skb, hdr);
+	genlmsg_multicast_netns(&prism_genl_family, net, skb, 0,
+				PRISM_NL_MCGRP_EVENTS, GFP_KERNEL);
+}
+
+void prism_nl_notify_ep(struct net *net, u8 cmd, u32 ep, int ifindex)
+{
+	struct net_device *dev;
+	struct sk_buff *skb;
+	void *hdr;
+	int err;
+
+	might_sleep();
+	skb = prism_nl_event_start(net, cmd, ep, &hdr);
+	if (!skb)
+		return;
+	err = nla_put_u32(skb, PRISM_ATTR_IFINDEX, ifindex);
+	rcu_read_lock();
+	dev = dev_get_by_index_rcu(net, ifindex);
+	if (dev && !err)
+		err = nla_put_string(skb, PRISM_ATTR_IFNAME, dev->name);
+	rcu_read_unlock();
+	prism_nl_event_send(net, skb, hdr, err);
+}
+
+void prism_nl_notify_region(struct net *net, u8 cmd, u32 ep,
+			    const struct prism_nl_region_ev *ev)
+{
+	struct sk_buff *skb;
+	void *hdr;
+	int err;
+
+	might_sleep();
+	skb = prism_nl_event_start(net, cmd, ep, &hdr);
+	if (!skb)
+		return;
+	err = nla_put_u64_64bit(skb, PRISM_ATTR_REGION_LEN, ev->len,
+				PRISM_ATTR_PAD) ||
+	      nla_put_u32(skb, PRISM_ATTR_REGION_ACCESS, ev->access) ||
+	      nla_put_u64_64bit(skb, PRISM_ATTR_REGION_PAGES, ev->pages,
+				PRISM_ATTR_PAD);
+	prism_nl_event_send(net, skb, hdr, err);
+}
+
+void prism_nl_notify_fl(struct net *net, u8 cmd, u32 ep,
+			const struct prism_nl_fl_ev *ev)
+{
+	struct sk_buff *skb;
+	void *hdr;
+	int err;
+
+	might_sleep();
+	skb = prism_nl_event_start(net, cmd, ep, &hdr);
+	if (!skb)
+		return;
+	err = nla_put_u32(skb, PRISM_ATTR_FL_ID, ev->id) ||
+	      nla_put_u32(skb, PRISM_ATTR_FL_BUF_SIZE, ev->buf_size) ||
+	      nla_put_u32(skb, PRISM_ATTR_FL_CAPACITY, ev->capacity);
+	prism_nl_event_send(net, skb, hdr, err);
+}
+
 static const struct genl_ops prism_genl_ops[] = {
 	{
 		.cmd	= PRISM_CMD_ENDPOINT_GET,
@@ -1045,6 +1151,8 @@ static struct genl_family prism_genl_family __ro_after_init = {
 	.module		= THIS_MODULE,
 	.ops		= prism_genl_ops,
 	.n_ops		= ARRAY_SIZE(prism_genl_ops),
+	.mcgrps		= prism_nl_mcgrps,
+	.n_mcgrps	= ARRAY_SIZE(prism_nl_mcgrps),
 };
 
 int prism_netlink_init(void)

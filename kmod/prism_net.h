@@ -166,6 +166,40 @@ int prism_queue_send(struct prism_sock *psk, const struct sockaddr_prism *src,
 int prism_netlink_init(void);
 void prism_netlink_exit(void);
 
+/* What an event tells about a region or free list (nothing secret). */
+struct prism_nl_region_ev {
+	u64	len;
+	u64	pages;
+	u32	access;
+};
+
+struct prism_nl_fl_ev {
+	u32	id;
+	u32	buf_size;
+	u32	capacity;
+};
+
+/*
+ * Multicast an event (command PRISM_CMD_*_NEW/DEL) to the "events" group
+ * of net.  Process context (allocates with GFP_KERNEL); nothing happens
+ * when nobody listens.
+ */
+void prism_nl_notify_ep(struct net *net, u8 cmd, u32 ep, int ifindex);
+void prism_nl_notify_region(struct net *net, u8 cmd, u32 ep,
+			    const struct prism_nl_region_ev *ev);
+void prism_nl_notify_fl(struct net *net, u8 cmd, u32 ep,
+			const struct prism_nl_fl_ev *ev);
+
+/*
+ * af_prism.c, socket locked, psk bound (otherwise nothing is sent): the
+ * event of region rkey / free list id as they are now.  For a DEL, call
+ * prism_*_snap() before the removal and prism_notify_*_ev() after.
+ */
+bool prism_region_snap(struct prism_sock *psk, u64 rkey,
+		       struct prism_nl_region_ev *ev);
+bool prism_fl_snap(struct prism_sock *psk, u32 id, struct prism_nl_fl_ev *ev);
+void prism_notify_fl(struct prism_sock *psk, u8 cmd, u32 id);
+
 /* rcache.c */
 void prism_serve_request(struct net *net, struct sk_buff *skb,
 			 const struct prism_whdr *hdr, const u8 *src_mac);

@@ -69,6 +69,40 @@
  *	first sample), PEER_RTTVAR_US, PEER_RTO_US, PEER_STATS (nest of enum
  *	prism_peer_stats_attr).
  *
+ * Events
+ * ------
+ * Multicast group PRISM_GENL_MCGRP_EVENTS ("events"; resolve its id with
+ * CTRL_CMD_GETFAMILY, CTRL_ATTR_MCAST_GROUPS, and join it with
+ * NETLINK_ADD_MEMBERSHIP).  Any user may join: events therefore carry
+ * nothing that the commands above show to CAP_NET_ADMIN only (no RKEY, no
+ * REGION_START or other address, no OWNER_PID).  A listener gets the
+ * events of the network namespace of its netlink socket only.  Each event
+ * is one message, sequence number and port id 0, sent after the change
+ * (from process context); the events of one endpoint come in the order of
+ * its changes.  Only bound endpoints have events: memory registered before
+ * bind(2) is not announced (ENDPOINT_GET's NR_REGIONS/NR_FREELISTS count
+ * it).  The event commands are notifications only; requests with them
+ * fail with EOPNOTSUPP.
+ *
+ * PRISM_CMD_ENDPOINT_NEW	a socket was bound
+ * PRISM_CMD_ENDPOINT_DEL	a bound socket was closed.  Its regions and
+ *				free lists go with it, without events of
+ *				their own.
+ *	Attributes: EP, IFINDEX, IFNAME (left out if the interface is gone).
+ *
+ * PRISM_CMD_REGION_NEW	a region was registered (PRISM_IOC_REG_MR)
+ * PRISM_CMD_REGION_DEL	a region was deregistered (PRISM_IOC_DEREG_MR)
+ *	Attributes: EP, REGION_LEN, REGION_ACCESS, REGION_PAGES.
+ *
+ * PRISM_CMD_FREELIST_NEW	a free list was created (PRISM_IOC_FL_CREATE or
+ *				PRISM_CMD_FREELIST_CREATE)
+ * PRISM_CMD_FREELIST_DEL	a free list was destroyed (PRISM_IOC_FL_DESTROY)
+ *	Attributes: EP, FL_ID, FL_BUF_SIZE, FL_CAPACITY.
+ *
+ * Posting buffers and taking them (FL_COUNT) have no events.  A listener
+ * that reads too slowly loses events (ENOBUFS on its socket) and should
+ * dump the state again.
+ *
  * Errors are negative errno values in the netlink ack, with an extended
  * ack message (NLMSGERR_ATTR_MSG) that says what was wrong.  State-changing
  * commands need CAP_NET_ADMIN in the initial user namespace (EPERM).
@@ -82,6 +116,9 @@
 #define PRISM_GENL_NAME		"prism"
 #define PRISM_GENL_VERSION	1
 
+/* Multicast group of the events (see Events above). */
+#define PRISM_GENL_MCGRP_EVENTS	"events"
+
 /* Most buffers one FREELIST_POST takes (addresses or carve count). */
 #define PRISM_GENL_POST_MAX	65536
 
@@ -94,6 +131,13 @@ enum prism_cmd {
 	PRISM_CMD_FREELIST_POST,
 	PRISM_CMD_STATS_GET,
 	PRISM_CMD_PEER_GET,
+	/* Events of the "events" group (notifications, not requests). */
+	PRISM_CMD_ENDPOINT_NEW,
+	PRISM_CMD_ENDPOINT_DEL,
+	PRISM_CMD_REGION_NEW,
+	PRISM_CMD_REGION_DEL,
+	PRISM_CMD_FREELIST_NEW,
+	PRISM_CMD_FREELIST_DEL,
 
 	__PRISM_CMD_MAX,
 	PRISM_CMD_MAX = __PRISM_CMD_MAX - 1
