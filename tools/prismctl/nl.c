@@ -6,6 +6,8 @@
  */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <poll.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -23,6 +25,7 @@
 static struct {
 	struct mnl_socket	*sk;
 	uint16_t		family;
+	uint32_t		events_grp;	/* 0: the module has none */
 	uint32_t		portid;
 	uint32_t		seq;
 	char			*req;
@@ -191,18 +194,106 @@ int nl_talk(struct nlmsghdr *nlh, nl_cb_t cb, void *data, struct nl_err *e)
 	}
 }
 
+/* One CTRL_ATTR_MCAST_GROUPS entry: remember the events group's id. */
+static void mcast_group(const struct nlattr *grp)
+{
+	const struct nlattr *a;
+	const char *name = NULL;
+	uint32_t id = 0;
+
+	mnl_attr_for_each_nested(a, grp) {
+		if (mnl_attr_get_type(a) == CTRL_ATTR_MCAST_GRP_NAME &&
+		    mnl_attr_validate(a, MNL_TYPE_NUL_STRING) == 0)
+			name = mnl_attr_get_str(a);
+		else if (mnl_attr_get_type(a) == CTRL_ATTR_MCAST_GRP_ID &&
+			 mnl_attr_validate(a, MNL_TYPE_U32) == 0)
+			id = mnl_attr_get_u32(a);
+	}
+	if (name && !strcmp(name, PRISM_GENL_MCGRP_EVENTS))
+		nl.events_grp = id;
+}
+
 /* The controller's answer to CTRL_CMD_GETFAMILY. */
 static int family_cb(const struct nlmsghdr *nlh, void *data)
 {
-	const struct nlattr *a;
+	const struct nlattr *a, *g;
 	uint16_t *id = data;
 
 	mnl_attr_for_each(a, nlh, sizeof(struct genlmsghdr)) {
 		if (mnl_attr_get_type(a) == CTRL_ATTR_FAMILY_ID &&
 		    mnl_attr_validate(a, MNL_TYPE_U16) == 0)
 			*id = mnl_attr_get_u16(a);
+		if (mnl_attr_get_type(a) == CTRL_ATTR_MCAST_GROUPS)
+			mnl_attr_for_each_nested(g, a)
+				mcast_group(g);
 	}
 	return 0;
+}
+
+int nl_join_events(void)
+{
+	int grp = (int)nl.events_grp;
+
+	if (!grp) {
+		fprintf(stderr, "prismctl: the prism module has no '%s' multicast group (module too old?)\n",
+			PRISM_GENL_MCGRP_EVENTS);
+		return -1;
+	}
+	if (mnl_socket_setsockopt(nl.sk, NETLINK_ADD_MEMBERSHIP, &grp,
+				  sizeof(grp)) < 0) {
+		fprintf(stderr, "prismctl: cannot join the '%s' multicast group: %s\n",
+			PRISM_GENL_MCGRP_EVENTS, strerror(errno));
+		return -1;
+	}
+	return 0;
+}
+
+int nl_listen(nl_cb_t cb, void *data, const sigset_t *waitmask,
+	      volatile sig_atomic_t *stop)
+{
+	struct pollfd pfd = { .fd = mnl_socket_get_fd(nl.sk), .events = POLLIN };
+
+	for (;;) {
+		const struct nlmsghdr *m = (const void *)nl.rbuf;
+		bool draining = *stop;
+		ssize_t n;
+		int len;
+
+		/*
+		 * Signals are delivered only while waiting here.  Once
+		 * stopped, what is queued already is still printed: every
+		 * change made before the signal.
+		 */
+		if (!draining && ppoll(&pfd, 1, NULL, waitmask) < 0) {
+			if (errno == EINTR)
+				continue;
+			fprintf(stderr, "prismctl: poll: %s\n", strerror(errno));
+			return -1;
+		}
+		n = recv(pfd.fd, nl.rbuf, RECV_SIZE, MSG_DONTWAIT);
+		if (n < 0) {
+			if (errno == EAGAIN && draining)
+				return 0;
+			if (errno == EAGAIN || errno == EINTR)
+				continue;
+			if (errno == ENOBUFS) {
+				fprintf(stderr, "prismctl: events lost (receive buffer full)\n");
+				continue;
+			}
+			fprintf(stderr, "prismctl: receiving events: %s\n",
+				strerror(errno));
+			return -1;
+		}
+		len = (int)n;
+		for (; mnl_nlmsg_ok(m, len); m = mnl_nlmsg_next(m, &len)) {
+			if (m->nlmsg_type != nl.family ||
+			    mnl_nlmsg_get_payload_len(m) <
+			    sizeof(struct genlmsghdr))
+				continue;
+			if (cb(m, data) < 0)
+				return -1;
+		}
+	}
 }
 
 int nl_open(void)

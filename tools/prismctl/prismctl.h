@@ -6,6 +6,7 @@
 #ifndef PRISMCTL_H
 #define PRISMCTL_H
 
+#include <signal.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -84,5 +85,18 @@ int nl_reserve(size_t len);
  */
 typedef int (*nl_cb_t)(const struct nlmsghdr *nlh, void *data);
 int nl_talk(struct nlmsghdr *nlh, nl_cb_t cb, void *data, struct nl_err *e);
+
+/* Join the family's "events" multicast group; 0 or -1 (message printed). */
+int nl_join_events(void);
+/*
+ * Pass every event message to cb until *stop is set by a signal handler
+ * (the signals are blocked by the caller; waitmask is the mask while
+ * waiting, with them unblocked), then those already queued.  Returns 0
+ * when stopped, -1 on an error
+ * (message printed) or when cb returns -1.  Lost events (ENOBUFS) are
+ * reported on stderr and listening goes on.
+ */
+int nl_listen(nl_cb_t cb, void *data, const sigset_t *waitmask,
+	      volatile sig_atomic_t *stop);
 
 #endif /* PRISMCTL_H */
