@@ -38,6 +38,10 @@ NOBODY=(setpriv --reuid=65534 --regid=65534 --clear-groups)
 offline=0
 [ "${1:-}" = --offline ] && offline=1
 
+# wait_file
+# shellcheck source=tools/lib/hosts.sh
+. "$repo/tools/lib/hosts.sh"
+
 T=$(mktemp -d /tmp/prismctl-test.XXXXXX)
 mkdir -p "$T/json"
 ntest=0
@@ -236,6 +240,8 @@ offline_tests() {
 	run_fail "peer: MAC missing" 2 "'peer' needs a MAC address" - peer show ep 1 peer
 	run_fail "stats: extra argument" 2 "stats show: unknown argument 'x'" - stats show x
 	run_fail "peer: extra argument" 2 "peer show: unknown argument 'x'" - peer show x
+	run_fail "monitor: unknown event class" 2 "monitor: unknown command 'bogus'" - monitor bogus
+	run_fail "monitor: extra argument" 2 "monitor region: unknown argument 'x'" - monitor region x
 
 	if module_loaded; then
 		skip "module absent: message (module is loaded)"
@@ -619,6 +625,125 @@ isolation_tests() {
 	run_json "init netns: none of them" '. == []' - -j endpoint show
 }
 
+# prismctl monitor: the events of the changes mkeps --events makes in
+# netns C (bind, region, free list created and destroyed, region gone,
+# another region), a free list created over netlink, and the socket's
+# close.  Seen by root in text and JSON, by nobody filtered to regions,
+# and not at all from netns A.
+# start_monitor NAME NS root|nobody ARGS...: prismctl ARGS in the
+# background, output in $T/mon-NAME.{out,err}; returns once it has joined
+# the group (its "monitoring" line).
+start_monitor() {
+	local name=$1 ns=$2 who=$3 f=$T/mon-$1 pid
+
+	shift 3
+	if [ "$who" = nobody ]; then
+		nsenter --net="/run/netns/$ns" -- "${NOBODY[@]}" "$PRISMCTL" "$@" \
+			> "$f.out" 2> "$f.err" &
+	else
+		nsenter --net="/run/netns/$ns" -- "$PRISMCTL" "$@" \
+			> "$f.out" 2> "$f.err" &
+	fi
+	pid=$!
+	pids+=("$pid")
+	eval "mon_pid_$name=$pid"
+	wait_file "$f.err" 20000 "$pid" && grep -q '^monitoring ' "$f.err"
+}
+
+# stop_monitor NAME: SIGTERM; it exits 0 with only its first line on stderr.
+stop_monitor() {
+	local pid
+
+	eval "pid=\$mon_pid_$1"
+	kill -TERM "$pid" 2> /dev/null
+	wait "$pid"
+	rc=$?
+	cp "$T/mon-$1.out" "$T/out"
+	cp "$T/mon-$1.err" "$T/err"
+	[ "$rc" -eq 0 ] && [ "$(wc -l < "$T/err")" -eq 1 ]
+}
+
+monitor_tests() {
+	local out=$T/events.out pid m page ifc nid rkey addr rkey1 addr1 v
+
+	if [ ! -x "$MKEPS" ]; then
+		skip "monitor: $MKEPS not built (make -C selftests/prism/prismctl)"
+		return
+	fi
+	page=$(getconf PAGESIZE)
+	ifc=$(ip netns exec "$NS_C" cat /sys/class/net/vc0/ifindex)
+	for m in "text $NS_C root monitor" "json $NS_C root -j monitor all" \
+		 "nobody $NS_C nobody monitor region" "other $NS_A root monitor"; do
+		# shellcheck disable=SC2086 # NAME NS WHO ARGS...
+		check "monitor ($m): subscribed" start_monitor $m
+	done
+
+	nsenter --net="/run/netns/$NS_C" -- "$MKEPS" --events vc0 "$EP" > "$out" 2>&1 &
+	pid=$!
+	pids+=("$pid")
+	if ! wait_file "$out" 20000 "$pid" || ! grep -q '^ready' "$out"; then
+		sed 's/^/# mkeps: /' "$out"
+		not_ok "monitor: mkeps --events made its changes"
+		return
+	fi
+	ok "monitor: mkeps --events made its changes"
+	for v in rkey addr rkey1 addr1; do
+		eval "$v=$(sed -n "s/.* $v=\(0x[0-9a-f]*\).*/\1/p" "$out")"
+	done
+	run_json "monitor: a free list created over netlink" '.capacity == 2' \
+		"$NS_C" -j freelist create ep "$EP" rkey "$rkey" size 128 count 2
+	nid=$(jq .id "$T/out")
+	kill "$pid" 2> /dev/null
+	wait "$pid" 2> /dev/null
+
+	cat > "$T/mon-expect" <<-END
+	[endpoint] new ep $EP dev vc0
+	[region] new ep $EP len $page access read,write pages 1
+	[freelist] new ep $EP id 1 size 64 capacity 8
+	[freelist] del ep $EP id 1 size 64 capacity 8
+	[region] del ep $EP len $page access read,write pages 1
+	[region] new ep $EP len $((2 * page)) access read,write,atomic pages 2
+	[freelist] new ep $EP id $nid size 128 capacity 2
+	[endpoint] del ep $EP dev vc0
+	END
+	cat > "$T/mon-expect.json" <<-END
+	{"object":"endpoint","event":"new","ep":$EP,"ifindex":$ifc,"dev":"vc0"}
+	{"object":"region","event":"new","ep":$EP,"len":$page,"access":["read","write"],"pages":1}
+	{"object":"freelist","event":"new","ep":$EP,"id":1,"buf_size":64,"capacity":8}
+	{"object":"freelist","event":"del","ep":$EP,"id":1,"buf_size":64,"capacity":8}
+	{"object":"region","event":"del","ep":$EP,"len":$page,"access":["read","write"],"pages":1}
+	{"object":"region","event":"new","ep":$EP,"len":$((2 * page)),"access":["read","write","atomic"],"pages":2}
+	{"object":"freelist","event":"new","ep":$EP,"id":$nid,"buf_size":128,"capacity":2}
+	{"object":"endpoint","event":"del","ep":$EP,"ifindex":$ifc,"dev":"vc0"}
+	END
+
+	check "monitor (text): stopped by SIGTERM, status 0" stop_monitor text
+	check "monitor (text): the eight events in order, exactly" \
+		cmp -s "$T/out" "$T/mon-expect"
+	[ -s "$T/out" ] || echo "#   (no events printed)"
+	diff "$T/mon-expect" "$T/out" | sed 's/^/#   /' | head -20
+	cp "$T/out" "$T/mon-text"
+
+	check "monitor -j: stopped by SIGTERM, status 0" stop_monitor json
+	check "monitor -j: one JSON object per line, the eight events in order" eval \
+		'[ "$(jq -c . "$T/out" 2> /dev/null)" = "$(jq -c . "$T/mon-expect.json")" ] &&
+		 [ "$(wc -l < "$T/out")" -eq 8 ]'
+	diff <(jq -c . "$T/mon-expect.json") <(jq -c . "$T/out" 2>&1) | sed 's/^/#   /' | head -20
+	njson=$((njson + 1))
+	jq -s . "$T/out" > "$T/json/$njson.json" 2> /dev/null
+	cp "$T/out" "$T/mon-json"
+
+	check "monitor region as nobody: stopped, status 0" stop_monitor nobody
+	check "monitor region as nobody: only the three region events" eval \
+		'[ "$(cat "$T/out")" = "$(grep "^\[region\]" "$T/mon-expect")" ]'
+
+	check "monitor in netns A: stopped, status 0" stop_monitor other
+	check "monitor in netns A: none of netns C's events" test ! -s "$T/out"
+
+	check "monitor: no rkey, address or pid in any event" eval \
+		'! grep -Eiq "rkey|start|addr|pid|${rkey#0x}|${addr#0x}|${rkey1#0x}|${addr1#0x}|$((rkey))|$((addr))|$((rkey1))|$((addr1))" "$T/mon-text" "$T/mon-json"'
+}
+
 # Dumps larger than one netlink message: hundreds of endpoints, regions
 # and free lists (mkeps), each listed exactly once.
 bigdump_tests() {
@@ -695,6 +820,7 @@ if [ "$offline" = 0 ]; then
 	stats_tests
 	peer_tests
 	isolation_tests
+	monitor_tests
 	bigdump_tests
 	python_json_test
 	if dmesg 2> /dev/null | tail -n +$((dmesg_lines + 1)) |
