@@ -725,10 +725,12 @@ monitor_tests() {
 	cp "$T/out" "$T/mon-text"
 
 	check "monitor -j: stopped by SIGTERM, status 0" stop_monitor json
+	# No process substitution: the guest has no /dev/fd.
+	jq -c . "$T/mon-expect.json" > "$T/mon-expect.c"
+	jq -c . "$T/out" > "$T/mon-json.c" 2>&1
 	check "monitor -j: one JSON object per line, the eight events in order" eval \
-		'[ "$(jq -c . "$T/out" 2> /dev/null)" = "$(jq -c . "$T/mon-expect.json")" ] &&
-		 [ "$(wc -l < "$T/out")" -eq 8 ]'
-	diff <(jq -c . "$T/mon-expect.json") <(jq -c . "$T/out" 2>&1) | sed 's/^/#   /' | head -20
+		'cmp -s "$T/mon-json.c" "$T/mon-expect.c" && [ "$(wc -l < "$T/out")" -eq 8 ]'
+	diff "$T/mon-expect.c" "$T/mon-json.c" | sed 's/^/#   /' | head -20
 	njson=$((njson + 1))
 	jq -s . "$T/out" > "$T/json/$njson.json" 2> /dev/null
 	cp "$T/out" "$T/mon-json"
