@@ -51,7 +51,6 @@ static int prism_release(struct socket *sock)
 	struct sock *sk = sock->sk;
 	struct prism_sock *psk;
 	struct prism_net *pn;
-	bool was_bound;
 
 	if (!sk)
 		return 0;
@@ -59,15 +58,16 @@ static int prism_release(struct socket *sock)
 	pn = prism_pernet(sock_net(sk));
 
 	lock_sock(sk);
-	was_bound = psk->bound;
-	if (psk->bound)
+	if (psk->bound) {
+		mutex_lock(&pn->ep_mutex);
 		xa_erase(&pn->eps, psk->ep);
-	psk->bound = false;
-	release_sock(sk);
-	/* One event: its regions and free lists go with the endpoint. */
-	if (was_bound)
+		/* One event: its regions and free lists go with it. */
 		prism_nl_notify_ep(sock_net(sk), PRISM_CMD_ENDPOINT_DEL,
 				   psk->ep, psk->ifindex);
+		mutex_unlock(&pn->ep_mutex);
+	}
+	psk->bound = false;
+	release_sock(sk);
 
 	prism_client_release(psk);
 	atomic64_sub(psk->mem.pinned_pages, &pn->pinned_pages);
@@ -135,6 +135,7 @@ static int prism_bind(struct socket *sock, struct sockaddr *uaddr, int addr_len)
 	}
 	/* Receivers look at ifindex once the socket is in eps. */
 	psk->ifindex = addr->sprism_ifindex;
+	mutex_lock(&pn->ep_mutex);
 	if (!ep) {
 		/* Ephemeral ids: the upper half, handed out cyclically. */
 		err = xa_alloc_cyclic(&pn->eps, &ep, psk,
@@ -148,12 +149,14 @@ static int prism_bind(struct socket *sock, struct sockaddr *uaddr, int addr_len)
 			err = -EADDRINUSE;
 	}
 	if (err < 0)
-		goto out;
+		goto out_unlock;
 	err = 0;
 	psk->ep = ep;
 	/* sendmsg() reads ep and ifindex without the socket lock. */
 	smp_store_release(&psk->bound, true);
 	prism_nl_notify_ep(net, PRISM_CMD_ENDPOINT_NEW, ep, psk->ifindex);
+out_unlock:
+	mutex_unlock(&pn->ep_mutex);
 out:
 	release_sock(sk);
 	return err;
@@ -272,7 +275,7 @@ bool prism_region_snap(struct prism_sock *psk, u64 rkey,
 		ev->access = r->access;
 	}
 	rcu_read_unlock();
-	return r;
+	return !!r;
 }
 
 bool prism_fl_snap(struct prism_sock *psk, u32 id, struct prism_nl_fl_ev *ev)
@@ -289,7 +292,7 @@ bool prism_fl_snap(struct prism_sock *psk, u32 id, struct prism_nl_fl_ev *ev)
 		ev->capacity = fl->capacity;
 	}
 	rcu_read_unlock();
-	return fl;
+	return !!fl;
 }
 
 static void prism_notify_region(struct prism_sock *psk, u8 cmd, u64 rkey)
@@ -590,6 +593,7 @@ static int __net_init prism_net_init(struct net *net)
 	int err;
 
 	xa_init_flags(&pn->eps, XA_FLAGS_ALLOC);
+	mutex_init(&pn->ep_mutex);
 	pn->next_ep = PRISM_EP_EPHEMERAL_MIN | get_random_u32();
 	ratelimit_state_init(&pn->refusals, HZ, PRISM_REFUSALS_PER_SEC);
 	/* Counted in replies_limited; no "callbacks suppressed" messages. */

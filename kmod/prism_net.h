@@ -6,6 +6,7 @@
 #define _PRISM_NET_H
 
 #include <linux/hashtable.h>
+#include <linux/mutex.h>
 #include <linux/ratelimit.h>
 #include <linux/timer.h>
 #include <linux/if_ether.h>
@@ -76,6 +77,11 @@ struct prism_netns_stats {
 /* Per network namespace state. */
 struct prism_net {
 	struct xarray			eps;	/* ep id -> bound socket, RCU */
+	/*
+	 * Held around changes of eps and their events (after the socket
+	 * lock): a reused id's ENDPOINT_DEL comes before its next NEW.
+	 */
+	struct mutex			ep_mutex;
 	u32				next_ep;	/* next ephemeral id */
 	struct prism_netns_stats __percpu *stats;
 	atomic64_t			pinned_pages;	/* by all its sockets */

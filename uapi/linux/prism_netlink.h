@@ -79,7 +79,8 @@
  * events of the network namespace of its netlink socket only.  Each event
  * is one message, sequence number and port id 0, sent after the change
  * (from process context); the events of one endpoint come in the order of
- * its changes.  Only bound endpoints have events: memory registered before
+ * its changes, and ENDPOINT events in the order of the binds and closes of
+ * the netns (the DEL of an endpoint id before the NEW of its next use).  Only bound endpoints have events: memory registered before
  * bind(2) is not announced (ENDPOINT_GET's NR_REGIONS/NR_FREELISTS count
  * it).  The event commands are notifications only; requests with them
  * fail with EOPNOTSUPP.
