@@ -248,6 +248,12 @@ mount -t debugfs debugfs /sys/kernel/debug 2>/dev/null || true
 mkdir -p /dev/pts /dev/shm
 mount -t devpts -o newinstance,ptmxmode=0666 devpts /dev/pts 2>/dev/null || true
 mount -t tmpfs -o mode=1777 shm /dev/shm
+# What udev would make: /dev/fd for process substitution (bash, dkms),
+# /dev/std* for tools that write to them.
+[ -e /dev/fd ] || ln -s /proc/self/fd /dev/fd
+for f in stdin:0 stdout:1 stderr:2; do
+	[ -e "/dev/${f%:*}" ] || ln -s "/proc/self/fd/${f#*:}" "/dev/${f%:*}"
+done
 # The debug kernel's modules.builtin etc. live in the build cache; make
 # them appear at /lib/modules/<release> so modprobe of built-ins works.
 if [ -n "$modroot" ] && [ ! -d "/lib/modules/$(uname -r)" ]; then
