@@ -107,6 +107,13 @@ mount -t tmpfs -o mode=755 run "$root/run" || bail "tmpfs /run"
 mkdir -p "$root/tmp/debs"
 cp "${debs[@]}" "$root/tmp/debs/" || bail "copy the packages"
 insh 'touch /var/lib/dpkg/.pkgroot-write-test' || bail "the package root is not writable"
+# Keep the install short under TCG (in the overlay only; the host is not
+# touched): DKMS builds for the running kernel alone (other kernels' build
+# links hidden), and man-db does not re-index every page.
+for b in "$root"/lib/modules/*/build; do
+	[ "${b%/build}" = "$root/lib/modules/$(uname -r)" ] || rm -f "$b"
+done
+rm -f "$root/var/lib/man-db/auto-update"
 echo "# package root: overlayfs (lower / over 9p, upper tmpfs) at $root"
 grep -q '^prism ' /proc/modules && bail "a prism module is already loaded"
 for p in dkms gcc pkg-config liburing-dev libmnl0; do
