@@ -595,7 +595,8 @@ static int __net_init prism_net_init(struct net *net)
 	xa_init_flags(&pn->eps, XA_FLAGS_ALLOC);
 	mutex_init(&pn->ep_mutex);
 	pn->next_ep = PRISM_EP_EPHEMERAL_MIN | get_random_u32();
-	ratelimit_state_init(&pn->refusals, HZ, PRISM_REFUSALS_PER_SEC);
+	ratelimit_state_init(&pn->refusals, PRISM_REFUSALS_INTERVAL,
+			     PRISM_REFUSALS_BURST);
 	/* Counted in replies_limited; no "callbacks suppressed" messages. */
 	ratelimit_set_flags(&pn->refusals, RATELIMIT_MSG_ON_RELEASE);
 	atomic64_set(&pn->pinned_pages, 0);

@@ -67,12 +67,15 @@ struct prism_netns_stats {
 };
 
 /*
- * Answers to chains refused before any state, per netns and second.  They
- * are no larger than the requests (no amplification); the bound keeps a
- * flood from costing the target more than that, while a dead server's
- * clients with a full window (512) still fail fast with NO_ENDPOINT.
+ * Answers to chains refused before any state, per netns: at most
+ * PRISM_REFUSALS_BURST per PRISM_REFUSALS_INTERVAL (1000/s on average).
+ * They are no larger than the requests (no amplification); the bound keeps
+ * a flood from costing the target more than that, while the burst lets the
+ * clients of a dead server (several full windows of 512) still fail fast
+ * with NO_ENDPOINT.
  */
-#define PRISM_REFUSALS_PER_SEC	5000
+#define PRISM_REFUSALS_BURST	5000
+#define PRISM_REFUSALS_INTERVAL	(5 * HZ)
 
 /* Per network namespace state. */
 struct prism_net {

@@ -371,8 +371,8 @@ static void prism_reply_status(struct net_device *dev,
 
 /*
  * The same for a chain that did not prove it may use the endpoint: at most
- * PRISM_REFUSALS_PER_SEC answers per netns, so that a flood of junk cannot
- * make the target flood back.
+ * PRISM_REFUSALS_BURST answers per PRISM_REFUSALS_INTERVAL per netns, so
+ * that a flood of junk cannot make the target flood back.
  */
 static void prism_refuse(struct net *net, struct net_device *dev,
 			 const struct prism_whdr *hdr, const u8 *src_mac,
