@@ -98,6 +98,31 @@ static inline int hz_parse_target(int argc, char **argv, struct hz_target *t)
 	return 0;
 }
 
+/*
+ * Arguments of hz_client and hz_raw: IFNAME MODE [ARGS...] ADDRLINE...
+ * The words without '=' after MODE go to pos (at most 4, *npos of them),
+ * the key=value words name the target.  0, or 2 after a message.
+ */
+static inline int hz_mode_args(int argc, char **argv, char *pos[4], int *npos,
+			       struct hz_target *t)
+{
+	int i;
+
+	if (argc < 4) {
+		fprintf(stderr, "usage: %s IFNAME MODE [ARGS...] ADDRLINE...\n",
+			argv[0]);
+		return 2;
+	}
+	for (i = 3; i < argc; i++)
+		if (!strchr(argv[i], '=') && *npos < 4)
+			pos[(*npos)++] = argv[i];
+	if (hz_parse_target(argc - 3, argv + 3, t)) {
+		fprintf(stderr, "no target address (mac=.. ep=..)\n");
+		return 2;
+	}
+	return 0;
+}
+
 /* Wait until path exists, at most ms milliseconds; 0 or -ETIMEDOUT. */
 static inline int hz_wait_file(const char *path, int64_t ms)
 {

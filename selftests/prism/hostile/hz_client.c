@@ -366,21 +366,11 @@ int main(int argc, char **argv)
 {
 	char *pos[4] = { NULL };
 	const char *mode, *e;
-	int i, npos = 0;
+	int npos = 0;
 
-	if (argc < 4) {
-		fprintf(stderr, "usage: %s IFNAME MODE [ARGS...] ADDRLINE...\n",
-			argv[0]);
+	if (hz_mode_args(argc, argv, pos, &npos, &t))
 		return 2;
-	}
 	mode = argv[2];
-	for (i = 3; i < argc; i++)
-		if (!strchr(argv[i], '=') && npos < 4)
-			pos[npos++] = argv[i];
-	if (hz_parse_target(argc - 3, argv + 3, &t)) {
-		fprintf(stderr, "no target address (mac=.. ep=..)\n");
-		return 2;
-	}
 	e = getenv("HZ_TIMEOUT_MS");
 	if (e)
 		timeout_ms = atoi(e);

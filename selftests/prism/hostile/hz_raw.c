@@ -126,20 +126,10 @@ static int do_noauth(void)
 int main(int argc, char **argv)
 {
 	char *pos[4] = { NULL };
-	int i, npos = 0, err;
+	int npos = 0, err;
 
-	if (argc < 4) {
-		fprintf(stderr, "usage: %s IFNAME MODE [ARGS...] ADDRLINE...\n",
-			argv[0]);
+	if (hz_mode_args(argc, argv, pos, &npos, &t))
 		return 2;
-	}
-	for (i = 3; i < argc; i++)
-		if (!strchr(argv[i], '=') && npos < 4)
-			pos[npos++] = argv[i];
-	if (hz_parse_target(argc - 3, argv + 3, &t)) {
-		fprintf(stderr, "no target address (mac=.. ep=..)\n");
-		return 2;
-	}
 	err = raw_open(&rl, argv[1], 1);
 	if (err) {
 		fprintf(stderr, "raw_open: %s\n", strerror(-err));
