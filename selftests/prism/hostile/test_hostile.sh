@@ -430,7 +430,7 @@ band_pkts() {	# NS CLASS: packets sent by that prio band
 		[[ $line == "class prio $2 "* ]] && next=1
 	done < "$tmp/tc.out"
 }
-# The debug kernel has no prio qdisc (CONFIG_NET_SCH_PRIO): skip there.
+# A kernel without the prio qdisc (CONFIG_NET_SCH_PRIO) skips these.
 h_prio=1
 for ns in "$T" "$L"; do
 	in_ns "$ns" tc qdisc add dev eth0 root handle 1: prio 2> /dev/null || h_prio=0
