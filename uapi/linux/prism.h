@@ -133,6 +133,24 @@ enum prism_opcode {
 #define PRISM_F_ALL		(_BITUL(10) - 1)
 
 /*
+ * The flags each opcode accepts (the target answers INVALID to any other
+ * flag); the one table the module, liburing-prism and the fuzzer share.
+ */
+#define PRISM_READ_FLAGS	(PRISM_F_INDIRECT | PRISM_F_BOUNDED |		\
+				 PRISM_F_CONDITIONAL | PRISM_F_REDIRECT |	\
+				 PRISM_F_ADDR_SCRATCH | PRISM_F_REDIRECT_SCRATCH)
+#define PRISM_WRITE_FLAGS	(PRISM_F_INDIRECT | PRISM_F_DATA_INDIRECT |	\
+				 PRISM_F_CONDITIONAL | PRISM_F_ADDR_SCRATCH |	\
+				 PRISM_F_ARG_SCRATCH)
+#define PRISM_CAS_FLAGS		(PRISM_F_INDIRECT | PRISM_F_CMP_INDIRECT |	\
+				 PRISM_F_SWAP_INDIRECT | PRISM_F_CONDITIONAL |	\
+				 PRISM_F_REDIRECT | PRISM_F_ADDR_SCRATCH |	\
+				 PRISM_F_ARG_SCRATCH | PRISM_F_REDIRECT_SCRATCH)
+#define PRISM_ALLOC_FLAGS	(PRISM_F_CONDITIONAL | PRISM_F_REDIRECT |	\
+				 PRISM_F_REDIRECT_SCRATCH)
+#define PRISM_SEND_FLAGS	PRISM_F_CONDITIONAL
+
+/*
  * CAS modes (struct prism_op.cas_mode).  With cm = compare mask and
  * sm = swap mask, the CAS succeeds iff
  *	(compare & cm) <mode> (target & cm)
