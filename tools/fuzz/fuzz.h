@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * PRISM engine fuzzer: the memory layout the target sets up and the fuzz
- * input format, shared by the target (prism_fuzz.c) and the seed
- * generator (seeds.c).
+ * input format, shared by the target (prism_fuzz.c), its mutator
+ * (mutate.c) and the seed generator (seeds.c).
  *
  * Fuzz input:
  *   struct fz_hdr
