@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /* PRISM-TX and FaRM-style transaction clients; the protocols are in tx.h. */
 #include "txlib.h"
+#include "txlib_int.h"
 
 #include <inttypes.h>
 #include <poll.h>
@@ -10,12 +11,6 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
-#define CHAIN_CAP	1536	/* a chain and its reply fit one 1500-byte frame */
-#define OUT_CAP		2048
-#define MAX_BATCH	64
-#define CHAIN_TIMEOUT_MS 10000
-#define CHAIN_RETRIES	16
-#define RPC_REPLY_MS	3000
 /* 2020-09-13: keeps microsecond timestamps below 2^48 for decades. */
 #define TX_EPOCH_US	1600000000000000ULL
 
@@ -28,18 +23,7 @@ uint64_t tx_now_us(void)
 	       TX_EPOCH_US;
 }
 
-/* One chain of a batch sent to several shards at once. */
-struct bchain {
-	int shard;
-	struct prism_chain_buf cb;
-	_Alignas(8) unsigned char cbuf[CHAIN_CAP];
-	_Alignas(8) unsigned char out[OUT_CAP];
-	const struct prism_msg *msg;	/* the completion, once done */
-	unsigned int nitems;
-	unsigned int item[PRISM_MAX_CHAIN];
-};
-
-static struct bchain *batch_add(struct bchain *b, unsigned int *n, int shard)
+struct bchain *tx_batch_add(struct bchain *b, unsigned int *n, int shard)
 {
 	struct bchain *x = &b[(*n)++];
 
@@ -51,7 +35,7 @@ static struct bchain *batch_add(struct bchain *b, unsigned int *n, int shard)
 }
 
 /* Receive one message into buf, waiting up to timeout_ms (-1: forever). */
-static ssize_t recv_one(struct txc *c, void *buf, size_t len, int timeout_ms)
+ssize_t tx_recv_one(struct txc *c, void *buf, size_t len, int timeout_ms)
 {
 	struct pollfd p = { .fd = c->fd, .events = POLLIN };
 	ssize_t n;
@@ -72,7 +56,7 @@ static ssize_t recv_one(struct txc *c, void *buf, size_t len, int timeout_ms)
  * Submit every chain of the batch, then collect all completions.  The
  * module completes every accepted chain exactly once, so this ends.
  */
-static int run_batch(struct txc *c, struct bchain *b, unsigned int n)
+int tx_run_batch(struct txc *c, struct bchain *b, unsigned int n)
 {
 	uint64_t base = c->next_ud;
 	unsigned int left = n;
@@ -93,7 +77,7 @@ static int run_batch(struct txc *c, struct bchain *b, unsigned int n)
 	while (left) {
 		_Alignas(8) unsigned char buf[OUT_CAP];
 		const struct prism_msg *m = (const void *)buf;
-		ssize_t r = recv_one(c, buf, sizeof(buf), -1);
+		ssize_t r = tx_recv_one(c, buf, sizeof(buf), -1);
 		uint64_t i;
 
 		if (r < 0) {
@@ -114,13 +98,13 @@ static int run_batch(struct txc *c, struct bchain *b, unsigned int n)
 	return 0;
 }
 
-static int op_ok(const struct prism_msg *m, unsigned int op)
+int tx_op_ok(const struct prism_msg *m, unsigned int op)
 {
 	return m->status == PRISM_S_OK && prism_msg_op_status(m, op) == PRISM_S_OK;
 }
 
-static const unsigned char *op_out(const struct prism_msg *m, unsigned int op,
-				   uint32_t want)
+const unsigned char *tx_op_out(const struct prism_msg *m, unsigned int op,
+			       uint32_t want)
 {
 	uint32_t len;
 	const unsigned char *p = prism_msg_data(m, op, &len);
@@ -128,14 +112,14 @@ static const unsigned char *op_out(const struct prism_msg *m, unsigned int op,
 	return p && len == want ? p : NULL;
 }
 
-static int shard_of(const struct txc *c, uint32_t key)
+int tx_shard_of(const struct txc *c, uint32_t key)
 {
 	return (int)(key % c->nshards);
 }
 
-static uint64_t slot_addr(const struct txc *c, uint32_t key)
+uint64_t tx_slot_addr(const struct txc *c, uint32_t key)
 {
-	const struct tx_shard *s = &c->sh[shard_of(c, key)];
+	const struct tx_shard *s = &c->sh[tx_shard_of(c, key)];
 	uint64_t base = c->proto == TX_PROTO_PRISM ? s->ptx : s->farm;
 
 	return base + (uint64_t)(key / c->nshards) * TX_SLOT_SIZE;
@@ -250,15 +234,15 @@ void txc_flush(struct txc *c)
 		memcpy(data, &magic, 4);
 		for (unsigned int i = 0; i < c->nrecycle[s]; i++)
 			tx_put64(data + 8 + 8 * i, c->recycle[s][i]);
-		x = batch_add(b, &n, (int)s);
+		x = tx_batch_add(b, &n, (int)s);
 		x->nitems = c->nrecycle[s];
 		prism_prep_send(&x->cb, data, 8 + 8 * c->nrecycle[s]);
 	}
-	if (n && run_batch(c, b, n) == 0) {
+	if (n && tx_run_batch(c, b, n) == 0) {
 		for (unsigned int i = 0; i < n; i++) {
 			int s = b[i].shard;
 
-			if (op_ok(b[i].msg, 0)) {
+			if (tx_op_ok(b[i].msg, 0)) {
 				c->st.recycled += c->nrecycle[s];
 				c->nrecycle[s] = 0;
 			} else if (b[i].msg->status == PRISM_S_OK) {
@@ -278,7 +262,7 @@ void txc_flush(struct txc *c)
 
 static void recycle(struct txc *c, uint32_t key, uint64_t ptr)
 {
-	int s = shard_of(c, key);
+	int s = tx_shard_of(c, key);
 
 	if (!ptr)
 		return;
@@ -332,7 +316,7 @@ static unsigned int read_ops(const struct txc *c)
 
 static void prep_read(struct txc *c, struct bchain *x, uint32_t key)
 {
-	uint64_t rkey = c->sh[shard_of(c, key)].rkey, slot = slot_addr(c, key);
+	uint64_t rkey = c->sh[tx_shard_of(c, key)].rkey, slot = tx_slot_addr(c, key);
 
 	if (c->proto == TX_PROTO_PRISM) {
 		prism_prep_read(&x->cb, rkey, slot, TX_SLOT_SIZE);
@@ -357,8 +341,8 @@ static int parse_read(const struct txc *c, const struct prism_msg *m,
 	if (c->proto == TX_PROTO_PRISM) {
 		uint64_t pw, cts;
 
-		a = op_out(m, op, TX_SLOT_SIZE);
-		b = op_out(m, op + 1, TX_BUF_SIZE);
+		a = tx_op_out(m, op, TX_SLOT_SIZE);
+		b = tx_op_out(m, op + 1, TX_BUF_SIZE);
 		if (!a || !b)
 			return -EIO;
 		pw = tx_get64(a + TX_PW);
@@ -374,7 +358,7 @@ static int parse_read(const struct txc *c, const struct prism_msg *m,
 	} else {
 		uint64_t head, tail;
 
-		a = op_out(m, op, 24);
+		a = tx_op_out(m, op, 24);
 		if (!a)
 			return -EIO;
 		head = tx_get64(a);
@@ -403,14 +387,14 @@ static int read_items(struct txc *c, struct tx *t, unsigned int from)
 
 		for (unsigned int i = from; i < t->n; i++) {
 			struct tx_item *it = &t->it[i];
-			int s = shard_of(c, it->key);
+			int s = tx_shard_of(c, it->key);
 
 			if (it->done)
 				continue;
 			if (!cur[s] || cur[s]->nitems == per) {
 				if (n == MAX_BATCH)
 					break;
-				cur[s] = batch_add(b, &n, s);
+				cur[s] = tx_batch_add(b, &n, s);
 			}
 			prep_read(c, cur[s], it->key);
 			cur[s]->item[cur[s]->nitems++] = i;
@@ -422,7 +406,7 @@ static int read_items(struct txc *c, struct tx *t, unsigned int from)
 			ret = -EIO;
 			break;
 		}
-		ret = run_batch(c, b, n);
+		ret = tx_run_batch(c, b, n);
 		if (ret)
 			break;
 		for (unsigned int j = 0; j < n; j++)
@@ -485,22 +469,22 @@ static int prism_release(struct txc *c, struct tx *t)
 
 		for (unsigned int i = 0; i < t->n; i++) {
 			struct tx_item *it = &t->it[i];
-			int s = shard_of(c, it->key);
+			int s = tx_shard_of(c, it->key);
 			struct tx_cas_operands o;
 
 			if (it->done)
 				continue;
 			if (!cur[s] || cur[s]->nitems == PRISM_MAX_CHAIN)
-				cur[s] = batch_add(b, &n, s);
+				cur[s] = tx_batch_add(b, &n, s);
 			tx_release_operands(&o, t->ts);
 			prism_prep_cas(&cur[s]->cb, c->sh[s].rkey,
-				       slot_addr(c, it->key) + TX_PW, o.len,
+				       tx_slot_addr(c, it->key) + TX_PW, o.len,
 				       PRISM_CAS_EQ, o.cmp, o.swap, o.cmask, o.smask);
 			cur[s]->item[cur[s]->nitems++] = i;
 		}
 		if (!n)
 			break;
-		ret = run_batch(c, b, n);
+		ret = tx_run_batch(c, b, n);
 		if (ret)
 			break;
 		/* Either outcome of the CAS is final; only unknown chains repeat. */
@@ -524,7 +508,7 @@ static int prism_prepare(struct txc *c, struct tx *t)
 		return -ENOMEM;
 	for (unsigned int i = 0; i < t->n; i++) {
 		struct tx_item *it = &t->it[i];
-		int s = shard_of(c, it->key);
+		int s = tx_shard_of(c, it->key);
 		struct tx_cas_operands o;
 
 		it->prepared = 0;
@@ -535,15 +519,15 @@ static int prism_prepare(struct txc *c, struct tx *t)
 				free(b);
 				return -E2BIG;
 			}
-			cur[s] = batch_add(b, &n, s);
+			cur[s] = tx_batch_add(b, &n, s);
 		}
 		tx_prepare_operands(&o, it->written ? TX_VALIDATE_WRITE :
 				    TX_VALIDATE_READ, t->ts, it->rc);
-		prism_prep_cas(&cur[s]->cb, c->sh[s].rkey, slot_addr(c, it->key),
+		prism_prep_cas(&cur[s]->cb, c->sh[s].rkey, tx_slot_addr(c, it->key),
 			       o.len, PRISM_CAS_GT, o.cmp, o.swap, o.cmask, o.smask);
 		cur[s]->item[cur[s]->nitems++] = i;
 	}
-	ret = n ? run_batch(c, b, n) : 0;
+	ret = n ? tx_run_batch(c, b, n) : 0;
 	if (ret) {
 		free(b);
 		return ret;
@@ -554,7 +538,7 @@ static int prism_prepare(struct txc *c, struct tx *t)
 		for (unsigned int k = 0; k < b[j].nitems; k++) {
 			struct tx_item *it = &t->it[b[j].item[k]];
 			int st = prism_msg_op_status(m, k);
-			const unsigned char *old = op_out(m, k, 24);
+			const unsigned char *old = tx_op_out(m, k, 24);
 
 			if (m->status != PRISM_S_OK) {
 				it->prepared = 2;	/* may have run */
@@ -589,7 +573,7 @@ static int prism_install(struct txc *c, struct tx *t)
 
 		for (unsigned int i = 0; i < t->n; i++) {
 			struct tx_item *it = &t->it[i];
-			int s = shard_of(c, it->key);
+			int s = tx_shard_of(c, it->key);
 			uint64_t rkey = c->sh[s].rkey;
 			unsigned char tsb[8], val[16];
 			struct tx_cas_operands o;
@@ -599,7 +583,7 @@ static int prism_install(struct txc *c, struct tx *t)
 			if (it->done)
 				continue;
 			if (!cur[s] || cur[s]->nitems == per)
-				cur[s] = batch_add(b, &n, s);
+				cur[s] = tx_batch_add(b, &n, s);
 			sc = 16 * cur[s]->nitems;
 			tx_put64(tsb, t->ts);
 			tx_put64(val, t->ts);
@@ -611,7 +595,7 @@ static int prism_install(struct txc *c, struct tx *t)
 					      TX_BUF_SIZE);
 			prism_op_set_redirect_scratch(&cur[s]->cb, op, sc + 8);
 			op = prism_prep_cas_ex(&cur[s]->cb, rkey,
-					       slot_addr(c, it->key) + TX_C, 16,
+					       tx_slot_addr(c, it->key) + TX_C, 16,
 					       PRISM_CAS_GT, 0, o.cmp, 0, NULL, sc,
 					       o.cmask, o.smask);
 			prism_op_set_arg_scratch(&cur[s]->cb, op);
@@ -629,7 +613,7 @@ static int prism_install(struct txc *c, struct tx *t)
 			txc_flush(c);
 			nanosleep(&d, NULL);
 		}
-		ret = run_batch(c, b, n);
+		ret = tx_run_batch(c, b, n);
 		if (ret)
 			break;
 		for (unsigned int j = 0; j < n; j++) {
@@ -640,8 +624,8 @@ static int prism_install(struct txc *c, struct tx *t)
 			for (unsigned int k = 0; k < b[j].nitems; k++) {
 				struct tx_item *it = &t->it[b[j].item[k]];
 				int st = prism_msg_op_status(m, 4 * k + 2);
-				const unsigned char *old = op_out(m, 4 * k + 2, 16);
-				const unsigned char *fresh = op_out(m, 4 * k + 3, 8);
+				const unsigned char *old = tx_op_out(m, 4 * k + 2, 16);
+				const unsigned char *fresh = tx_op_out(m, 4 * k + 3, 8);
 
 				if (st == PRISM_S_OK && old) {
 					recycle(c, it->key, tx_get64(old + 8));
@@ -698,200 +682,9 @@ static int prism_commit(struct txc *c, struct tx *t)
 	return TX_COMMITTED;
 }
 
-/* ------------------------------------------------------------------ */
-/* FaRM-style: lock write set by RPC, validate reads, commit by RPC. */
-
-struct rpc {
-	int shard;
-	struct farm_req q;
-	uint64_t ud;
-	int chain_done, replied, ok;
-};
-
-static int rpc_send(struct txc *c, struct rpc *r)
-{
-	_Alignas(8) unsigned char cbuf[CHAIN_CAP];
-	struct prism_chain_buf cb;
-
-	r->ud = c->next_ud++;
-	r->q.seq = r->ud;
-	r->chain_done = 0;
-	prism_chain_init(&cb, cbuf, sizeof(cbuf), r->ud);
-	prism_chain_set_timeout(&cb, CHAIN_TIMEOUT_MS);
-	prism_prep_send(&cb, &r->q, (uint32_t)(offsetof(struct farm_req, e) +
-				  r->q.n * sizeof(r->q.e[0])));
-	return prism_submit(c->fd, &c->sh[r->shard].addr, &cb);
-}
-
-/* Run RPCs (one per shard) until each has a reply; requests are idempotent. */
-static int rpc_run(struct txc *c, struct rpc *rs, unsigned int n)
-{
-	unsigned int waits = 0;
-
-	for (unsigned int i = 0; i < n; i++) {
-		int err = rpc_send(c, &rs[i]);
-
-		rs[i].replied = 0;
-		if (err)
-			return err;
-	}
-	for (;;) {
-		_Alignas(8) unsigned char buf[OUT_CAP];
-		const struct prism_msg *m = (const void *)buf;
-		unsigned int busy = 0;
-		ssize_t r;
-
-		for (unsigned int i = 0; i < n; i++)
-			busy += !rs[i].replied || !rs[i].chain_done;
-		if (!busy)
-			return 0;
-		r = recv_one(c, buf, sizeof(buf), RPC_REPLY_MS);
-		if (r < 0)
-			return (int)r;
-		if (r == 0) {
-			/* No reply in time although delivered: ask again. */
-			if (++waits > 20)
-				return -ETIMEDOUT;
-			for (unsigned int i = 0; i < n; i++)
-				if (!rs[i].replied && rs[i].chain_done) {
-					int err = rpc_send(c, &rs[i]);
-
-					c->st.rpc_resends++;
-					if (err)
-						return err;
-				}
-			continue;
-		}
-		if (m->kind == PRISM_MSG_COMPLETION) {
-			for (unsigned int i = 0; i < n; i++) {
-				if (m->user_data != rs[i].ud || rs[i].chain_done)
-					continue;
-				if (m->status == PRISM_S_TIMEOUT)
-					c->st.timeouts++;
-				if (m->status != PRISM_S_OK && !rs[i].replied) {
-					int err = rpc_send(c, &rs[i]);
-
-					c->st.rpc_resends++;
-					if (err)
-						return err;
-				} else {
-					rs[i].chain_done = 1;
-				}
-			}
-		} else {
-			uint32_t len;
-			const unsigned char *d = prism_msg_send_data(m, &len);
-			struct farm_rep rep;
-
-			if (!d || len < sizeof(rep))
-				continue;
-			memcpy(&rep, d, sizeof(rep));
-			for (unsigned int i = 0; i < n; i++)
-				if (rep.magic == FARM_MAGIC && rep.seq == rs[i].ud &&
-				    !rs[i].replied) {
-					rs[i].replied = 1;
-					rs[i].ok = rep.ok;
-				}
-		}
-	}
-}
-
-/* One RPC per shard holding written keys. */
-static unsigned int farm_rpcs(struct txc *c, struct tx *t, int type,
-			      struct rpc *rs)
-{
-	int idx[TX_MAX_SHARDS];
-	unsigned int n = 0;
-
-	for (unsigned int s = 0; s < TX_MAX_SHARDS; s++)
-		idx[s] = -1;
-	for (unsigned int i = 0; i < t->n; i++) {
-		struct tx_item *it = &t->it[i];
-		int s = shard_of(c, it->key);
-		struct rpc *r;
-
-		if (!it->written)
-			continue;
-		if (idx[s] < 0) {
-			idx[s] = (int)n;
-			r = &rs[n++];
-			memset(r, 0, sizeof(*r));
-			r->shard = s;
-			r->q.magic = FARM_MAGIC;
-			r->q.type = (uint8_t)type;
-			r->q.txid = t->ts;
-		}
-		r = &rs[idx[s]];
-		r->q.e[r->q.n].slot = it->key / c->nshards;
-		r->q.e[r->q.n].arg = type == FARM_LOCK ? it->rc : it->newval;
-		r->q.n++;
-	}
-	return n;
-}
-
-/* Re-read the versions of read-only keys: 1 all unchanged and unlocked. */
-static int farm_validate(struct txc *c, struct tx *t)
-{
-	struct bchain *b = malloc(MAX_BATCH * sizeof(*b));
-	struct bchain *cur[TX_MAX_SHARDS] = { 0 };
-	unsigned int n = 0;
-	int ret, ok = 1;
-
-	if (!b)
-		return -ENOMEM;
-	for (unsigned int i = 0; i < t->n; i++) {
-		struct tx_item *it = &t->it[i];
-		int s = shard_of(c, it->key);
-
-		if (it->written || c->skip_read_validation)
-			continue;
-		if (!cur[s] || cur[s]->nitems == PRISM_MAX_CHAIN)
-			cur[s] = batch_add(b, &n, s);
-		prism_prep_read(&cur[s]->cb, c->sh[s].rkey, slot_addr(c, it->key), 8);
-		cur[s]->item[cur[s]->nitems++] = i;
-	}
-	ret = n ? run_batch(c, b, n) : 0;
-	for (unsigned int j = 0; !ret && j < n; j++)
-		for (unsigned int k = 0; k < b[j].nitems; k++) {
-			const unsigned char *v = op_out(b[j].msg, k, 8);
-			struct tx_item *it = &t->it[b[j].item[k]];
-
-			if (!op_ok(b[j].msg, k) || !v || tx_get64(v) != it->rc << 1)
-				ok = 0;
-		}
-	free(b);
-	return ret ? ret : ok;
-}
-
-static int farm_commit(struct txc *c, struct tx *t)
-{
-	struct rpc rs[TX_MAX_SHARDS];
-	unsigned int n;
-	int ok = 1, r;
-
-	t->ts = ((uint64_t)c->cid << 40) | ++c->txcount;
-	n = farm_rpcs(c, t, FARM_LOCK, rs);
-	r = n ? rpc_run(c, rs, n) : 0;
-	if (r)
-		return r;
-	for (unsigned int i = 0; i < n; i++)
-		ok &= rs[i].ok;
-	if (ok) {
-		r = farm_validate(c, t);
-		if (r < 0)
-			return r;
-		ok = r;
-	}
-	n = farm_rpcs(c, t, ok ? FARM_COMMIT : FARM_UNLOCK, rs);
-	r = n ? rpc_run(c, rs, n) : 0;
-	if (r)
-		return r;
-	return ok ? TX_COMMITTED : TX_ABORTED;
-}
-
 int tx_commit(struct txc *c, struct tx *t)
 {
-	int r = c->proto == TX_PROTO_PRISM ? prism_commit(c, t) : farm_commit(c, t);
+	int r = c->proto == TX_PROTO_PRISM ? prism_commit(c, t) : tx_farm_commit(c, t);
 
 	if (r == TX_COMMITTED)
 		c->st.commits++;

@@ -1,0 +1,47 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Internal to the transaction client library (txlib.c, farm.c): limits of
+ * one chain, and batches of chains sent to several shards at once.
+ */
+#ifndef TXLIB_INT_H
+#define TXLIB_INT_H
+
+#include "txlib.h"
+
+#define CHAIN_CAP	1536	/* a chain and its reply fit one 1500-byte frame */
+#define OUT_CAP		2048
+#define MAX_BATCH	64
+#define CHAIN_TIMEOUT_MS 10000
+#define CHAIN_RETRIES	16
+#define RPC_REPLY_MS	3000
+
+/* One chain of a batch sent to several shards at once. */
+struct bchain {
+	int shard;
+	struct prism_chain_buf cb;
+	_Alignas(8) unsigned char cbuf[CHAIN_CAP];
+	_Alignas(8) unsigned char out[OUT_CAP];
+	const struct prism_msg *msg;	/* the completion, once done */
+	unsigned int nitems;
+	unsigned int item[PRISM_MAX_CHAIN];
+};
+
+/* Append a chain for shard to batch b of *n chains; returns it. */
+struct bchain *tx_batch_add(struct bchain *b, unsigned int *n, int shard);
+/* Receive one message into buf, waiting up to timeout_ms (-1: forever). */
+ssize_t tx_recv_one(struct txc *c, void *buf, size_t len, int timeout_ms);
+/* Submit n chains, retry the ones that time out, wait for all. */
+int tx_run_batch(struct txc *c, struct bchain *b, unsigned int n);
+/* Op op of completion m succeeded. */
+int tx_op_ok(const struct prism_msg *m, unsigned int op);
+/* Op op's output if it is exactly want bytes long, else NULL. */
+const unsigned char *tx_op_out(const struct prism_msg *m, unsigned int op,
+			       uint32_t want);
+/* The shard holding key, and the key's slot address there. */
+int tx_shard_of(const struct txc *c, uint32_t key);
+uint64_t tx_slot_addr(const struct txc *c, uint32_t key);
+
+/* Commit t with the FaRM-style protocol (farm.c). */
+int tx_farm_commit(struct txc *c, struct tx *t);
+
+#endif /* TXLIB_INT_H */
