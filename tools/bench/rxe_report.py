@@ -1,0 +1,92 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0
+"""Report of tools/bench/rxe.sh: latency and throughput tables, JSON and
+plot data from the raw results it collected (arguments: see rxe.sh)."""
+import json, math, re, sys, time
+res, out, n, w, kver, mhz = sys.argv[1], sys.argv[2], int(sys.argv[3]), int(sys.argv[4]), sys.argv[5], float(sys.argv[6])
+R = {}
+def stats(v):
+    # the same definitions as rxe_lat.c's report()
+    v = sorted(v)
+    k = len(v)
+    med = v[k // 2] if k % 2 else (v[k // 2 - 1] + v[k // 2]) / 2
+    return {"n": k, "median": med, "p99": v[math.ceil(k * 0.99) - 1],
+            "mean": sum(v) / k, "min": v[0], "max": v[-1], "p90": v[math.ceil(k * 0.90) - 1]}
+for line in open(res):
+    f = line.split()
+    if len(f) == 4 and f[0] == "PERFTEST":
+        # "#, cycles" then "i, sample": sample = cycles / rtt_factor
+        # (ib_write_lat: half the ping-pong round trip)
+        samples = [float(m.group(1)) / mhz for m in
+                   (re.match(r"^\d+, ([0-9.e+]+)$", l.strip()) for l in open(f[3])) if m]
+        R[("perftest", f[1].rstrip("0123456789"), int(f[2]))] = stats(samples[w:w + n])
+    elif len(f) >= 10 and f[0] == "RESULT":
+        R[(f[1], f[2], int(f[3]))] = dict(zip(["n", "median", "p99", "mean", "min", "max", "p90"],
+                                        [int(f[4])] + [float(x) for x in f[5:11]]))
+# perftest ib_write_lat is a ping-pong and reports half the round trip;
+# every other number here is a full round trip (operation to completion).
+for k, v in list(R.items()):
+    if k[0] == "perftest" and k[1] == "write":
+        R[("perftest_rtt", "write", k[2])] = {x: (y * 2 if x != "n" else y) for x, y in v.items()}
+    elif k[0] == "perftest":
+        R[("perftest_rtt",) + k[1:]] = v
+rows = [("READ", "read", 8, "read", 8), ("READ", "read", 512, "read", 512),
+        ("WRITE", "write", 8, "write", 8), ("WRITE", "write", 512, "write", 512),
+        ("CAS", "cas", 8, "cas", 8),
+        ("ptr+READ", "indread", 512, "dep2read", 512),
+        ("2 READs", "dep2read", 512, "dep2read", 512)]
+def g(k, f):
+    return R.get(k, {}).get(f)
+def ratio(a, b):
+    return round(a / b, 3) if a and b else None
+table = []
+for label, pop, psz, rop, rsz in rows:
+    p, v, t = ("prism", pop, psz), ("verbs", rop, rsz), ("perftest_rtt", rop, rsz)
+    table.append({
+        "label": label, "bytes": psz, "prism_op": pop, "rxe_op": rop,
+        "prism": R.get(p), "rxe_verbs": R.get(v),
+        "rxe_perftest": R.get(("perftest", rop, rsz)),
+        "ratio_median_vs_verbs": ratio(g(p, "median"), g(v, "median")),
+        "ratio_p99_vs_verbs": ratio(g(p, "p99"), g(v, "p99")),
+        "ratio_p90_vs_verbs": ratio(g(p, "p90"), g(v, "p90")),
+        "ratio_median_vs_perftest": ratio(g(p, "median"), g(t, "median")),
+        "ratio_p99_vs_perftest": ratio(g(p, "p99"), g(t, "p99")),
+    })
+doc = {"benchmark": "rxe", "date": time.strftime("%Y-%m-%d %H:%M:%S %Z"), "kernel": kver,
+       "iterations": n, "warmup": w, "unit": "us", "tsc_mhz": mhz,
+       "configuration": "root netns, veth pair va/vb with policy routing; rxe0 on va, rxe1 on vb; PRISM client on va, server on vb; clients pinned to CPU 0, servers to CPU 1",
+       "notes": ["perftest: -C -U raw cycles, first `warmup` samples dropped, converted with tsc_mhz (rxe_lat tsc-mhz on the client CPU)",
+                 "perftest write numbers are as reported (half of a write ping-pong); ratios use twice that",
+                 "ptr+READ: one PRISM READ|INDIRECT vs two dependent rxe READs (8-byte pointer, then 512 bytes)",
+                 "rxe_verbs and prism: one rxe_lat pair-client process, the two stacks interleaved op by op",
+                 "rxe_verbs: RC QP, one signaled WR at a time, busy-polled CQ; prism: blocking prism_execute"],
+       "rows": table}
+json.dump(doc, open(out + "/bench-rxe.json", "w"), indent=1)
+with open(out + "/bench-rxe.csv", "w") as c:
+    c.write("stack,op,bytes,n,median_us,p90_us,p99_us,mean_us,min_us,max_us\n")
+    for (stack, op, size), v in sorted(R.items()):
+        c.write("%s,%s,%d,%d,%.2f,%.2f,%.2f,%.2f,%.2f,%.2f\n" % (stack, op, size, v["n"], v["median"], v.get("p90", float("nan")), v["p99"], v["mean"], v["min"], v["max"]))
+with open(out + "/bench-rxe.dat", "w") as d:
+    d.write("# label prism_med rxe_verbs_med rxe_perftest_med prism_p99 rxe_verbs_p99 rxe_perftest_p99\n")
+    for r, (label, pop, psz, rop, rsz) in zip(table, rows):
+        vals = [g(("prism", pop, psz), "median"), g(("verbs", rop, rsz), "median"),
+                g(("perftest_rtt", rop, rsz), "median"),
+                g(("prism", pop, psz), "p99"), g(("verbs", rop, rsz), "p99"),
+                g(("perftest_rtt", rop, rsz), "p99")]
+        d.write('"%s %d" %s\n' % (label, psz, " ".join("%.2f" % x if x else "NaN" for x in vals)))
+f = lambda x: "%8.1f" % x if x else "       -"
+r = lambda x: "%7.3f" % x if x else "      -"
+print("PRISM vs rxe, %d iterations after %d warm-up, microseconds (TCG guest), full round trips" % (n, w))
+print("%-14s | %8s %8s | %8s %8s | %8s %8s | %7s %7s %7s | %7s %7s" % (
+    "op bytes", "PRISM", "p99", "verbs", "p99", "perftest", "p99",
+    "P/verbs", "p90", "p99", "P/perf", "p99"))
+for t, (label, pop, psz, rop, rsz) in zip(table, rows):
+    print("%-14s | %s %s | %s %s | %s %s | %s %s %s | %s %s" % (
+        "%s %d" % (label, psz),
+        f(g(("prism", pop, psz), "median")), f(g(("prism", pop, psz), "p99")),
+        f(g(("verbs", rop, rsz), "median")), f(g(("verbs", rop, rsz), "p99")),
+        f(g(("perftest_rtt", rop, rsz), "median")), f(g(("perftest_rtt", rop, rsz), "p99")),
+        r(t["ratio_median_vs_verbs"]), r(t["ratio_p90_vs_verbs"]), r(t["ratio_p99_vs_verbs"]),
+        r(t["ratio_median_vs_perftest"]), r(t["ratio_p99_vs_perftest"])))
+print("medians and p99 in us; ratios = PRISM / rxe (< 1: PRISM faster).  ptr+READ = PRISM READ|INDIRECT vs two dependent rxe READs.")
+print("perftest WRITE = 2 x ib_write_lat's reported half round trip.")
