@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-# SPDX-License-Identifier: GPL-2.0
+# SPDX-License-Identifier: MIT
 """Report of tools/bench/kv.sh: merges its per-point JSON lines into
 bench-kv.json and gnuplot data (arguments: see kv.sh)."""
 import json, sys

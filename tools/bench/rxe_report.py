@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-# SPDX-License-Identifier: GPL-2.0
+# SPDX-License-Identifier: MIT
 """Report of tools/bench/rxe.sh: latency and throughput tables, JSON and
 plot data from the raw results it collected (arguments: see rxe.sh)."""
 import json, math, re, sys, time
