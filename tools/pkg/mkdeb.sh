@@ -106,7 +106,7 @@ pkg_control() {
 	Upstream-Name: prism
 
 	Files: *
-	License: GPL-2.0 (kernel module, prismctl) and MIT (liburing-prism)
+	License: GPL-2.0 (kernel module, prismctl) and MIT (liburing-prism and its man pages, prism(7) included)
 	 On Debian systems the GPL-2 is in /usr/share/common-licenses/GPL-2.
 	EOF
 	size=$(du -sk --exclude=DEBIAN "$d" | cut -f1)
