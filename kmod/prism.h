@@ -1,12 +1,10 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * PRISM internal definitions shared by the module's parts:
- *   af_prism.c  socket family, module init
- *   dev.c       EtherType RX/TX, netdevice events
- *   client.c    outstanding chains of a client socket, completions
- *   region.c    memory regions and free lists of a server socket
- *   engine.c    parsing and execution of request chains
- *   stats.c     per-netns counters in /proc/net/prism
+ * PRISM internal definitions shared by the module's parts: wire format,
+ * regions and free lists, engine and wire validation.  Sockets, network
+ * namespaces and counters are in prism_net.h.  What each file of kmod/
+ * does: the "Where things are" table of doc/DESIGN.md (checked by
+ * tools/check-filemap.sh).
  */
 #ifndef _PRISM_H
 #define _PRISM_H

@@ -3,10 +3,13 @@
 #
 # Helpers for the liburing-prism man pages (run from any directory).
 #
-#   mantool.sh check          TAP: lint every page with groff (and man, if
-#                             installed), warnings are errors; every public
-#                             function of the header is documented; every
-#                             cross reference resolves; link pages resolve
+#   mantool.sh check          TAP: lint every page with groff (and man and
+#                             lexgrog, if installed), warnings are errors;
+#                             every public function of the header is
+#                             documented; every cross reference to our pages
+#                             (also from prismctl.8) resolves; link pages
+#                             resolve.  man7/prism.7 is the socket family's
+#                             page: tools/pkg/mkdeb.sh ships it in prism-dkms
 #   mantool.sh names          "page alias" for every alias in a NAME section
 #   mantool.sh links DIR      write one ".so man3/PAGE.3" page per alias
 #                             into DIR (an installed man3 directory)
@@ -14,6 +17,7 @@ set -u
 
 here=$(cd "$(dirname "$0")" && pwd)
 header=$here/../include/liburing-prism.h
+prismctl_page=$here/../../tools/prismctl/prismctl.8
 
 pages() {
 	ls "$here"/man3/*.3 "$here"/man7/*.7
@@ -82,6 +86,8 @@ check() {
 	command -v groff >/dev/null 2>&1 && have_groff=1
 	have_man=0
 	command -v man >/dev/null 2>&1 && have_man=1
+	have_lexgrog=0
+	command -v lexgrog >/dev/null 2>&1 && have_lexgrog=1
 
 	for p in $(pages); do
 		name=man${p##*/man}
@@ -95,6 +101,10 @@ check() {
 		if [ $have_man -eq 1 ]; then
 			MANWIDTH=80 MAN_KEEP_FORMATTING=0 \
 				man --warnings -l "$p" 2>> "$tmp/err" >/dev/null
+		fi
+		# mandb/whatis must parse the NAME section.
+		if [ $have_lexgrog -eq 1 ] && ! lexgrog "$p" >/dev/null 2>&1; then
+			echo "lexgrog cannot parse the NAME section" >> "$tmp/err"
 		fi
 		if [ -s "$tmp/err" ]; then
 			tap fail "lint $name" "$tmp/err"
@@ -124,13 +134,16 @@ check() {
 		tap ok "no name is documented twice"
 	fi
 
-	# Cross references to our own pages resolve.
-	for p in $(pages); do
-		sed -nE 's/^\.BR +(prism_[a-z0-9_]+|liburing-prism) +\(([37])\).*/\1 \2/p' "$p"
+	# Cross references to our own pages resolve, also those of
+	# prismctl(8) (tools/prismctl, shipped by another package).
+	for p in $(pages) $prismctl_page; do
+		[ -f "$p" ] || continue
+		sed -nE 's/^\.BR +(prism_[a-z0-9_]+|liburing-prism|prism|prismctl) +\(([378])\).*/\1 \2/p' "$p"
 	done | sort -u > "$tmp/refs"
 	: > "$tmp/bad"
 	while read -r n s; do
 		[ -f "$here/man$s/$n.$s" ] && continue
+		[ "$n($s)" = "prismctl(8)" ] && [ -f "$prismctl_page" ] && continue
 		grep -qx "$n" "$tmp/documented" && [ "$s" = 3 ] && continue
 		echo "$n($s)" >> "$tmp/bad"
 	done < "$tmp/refs"

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * PRISM selftests: end-to-end client cases against a server sleeping in
- * pause() (server.c).  Each case sets up the server memory it needs with
+ * pause() ("prism_test server", in prism_test.c).  Each case sets up the server memory it needs with
  * process_vm_writev(), runs chains, and checks both the completions and the
  * server memory (process_vm_readv()).
  */

@@ -15,7 +15,8 @@
 #include "liburing-prism.h"
 
 /* ------------------------------------------------------------------------
- * Server memory layout (see server.c).  Offsets into the RW region.
+ * Server memory layout (see cmd_server() in prism_test.c).  Offsets into
+ * the RW region.
  */
 #define RW_LEN		(256u * 1024)
 #define PAT_END		0x10000u	/* [0, PAT_END): pattern, never written */

@@ -12,11 +12,12 @@
 #                                    the module for the running kernel and
 #                                    every installed kernel with headers (and
 #                                    DKMS rebuilds it on kernel upgrades);
-#                                    /etc/modprobe.d/prism.conf (conffile)
+#                                    /etc/modprobe.d/prism.conf (conffile),
+#                                    prism(7)
 #   prism-tools_<v>_<arch>.deb       prismctl, prismctl(8), bash completion
 #   liburing-prism_<v>_<arch>.deb    liburing-prism.so.1 (+ .so.1.0.0)
 #   liburing-prism-dev_<v>_<arch>.deb  headers, .a, .so link, pkg-config
-#                                    file, man pages
+#                                    file, man pages (but prism(7))
 # and removes older .debs there.  The packages are built from the committed
 # tree (git archive HEAD), so their contents match the version; with
 # --worktree from the working tree instead (tracked and untracked,
@@ -105,7 +106,7 @@ pkg_control() {
 	Upstream-Name: prism
 
 	Files: *
-	License: GPL-2.0 (kernel module, prismctl) and MIT (liburing-prism)
+	License: GPL-2.0 (kernel module, prismctl) and MIT (liburing-prism and its man pages, prism(7) included)
 	 On Debian systems the GPL-2 is in /usr/share/common-licenses/GPL-2.
 	EOF
 	size=$(du -sk --exclude=DEBIAN "$d" | cut -f1)
@@ -164,6 +165,8 @@ cp -a "$inst$libdir"/liburing-prism.a "$inst$libdir"/liburing-prism.so "$inst$li
 cp -a "$inst/usr/include" "$p/usr/"
 mkdir -p "$p/usr/share/man"
 cp -a "$inst/usr/share/man/man3" "$inst/usr/share/man/man7" "$p/usr/share/man/"
+# prism(7), the socket family's page, goes with the module (prism-dkms).
+rm "$p/usr/share/man/man7/prism.7.gz"
 PKG_EXTRA="Multi-Arch: same" pkg_control liburing-prism-dev "$arch" libdevel \
 	"liburing-prism (= $version), liburing-dev" \
 	"PRISM remote memory operations library (development files)" \
@@ -195,7 +198,8 @@ PKG_EXTRA="Recommends: prism-dkms" pkg_control prism-tools "$arch" net "$deps" \
 # ---------------------------------------------------------------------------
 p=$work/pkg/prism-dkms
 d=$p/usr/src/prism-$version
-mkdir -p "$d/uapi" "$p/etc/modprobe.d"
+mkdir -p "$d/uapi" "$p/etc/modprobe.d" "$p/usr/share/man/man7"
+cp -a "$inst/usr/share/man/man7/prism.7.gz" "$p/usr/share/man/man7/"
 cp -a "$src/Kbuild" "$d/"
 cp -a "$src/kmod" "$d/"
 cp -a "$src/uapi/linux" "$d/uapi/"
@@ -294,6 +298,7 @@ PKG_EXTRA= pkg_control prism-dkms all kernel \
 	"" \
 	"This package holds the sources of the prism module; DKMS builds it for" \
 	"the installed kernels and again for every new kernel.  Options go to" \
-	"/etc/modprobe.d/prism.conf."
+	"/etc/modprobe.d/prism.conf.  The socket interface is described in" \
+	"prism(7)."
 
 ls -l "$out"/*.deb >&2
