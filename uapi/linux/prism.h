@@ -230,7 +230,7 @@ enum prism_status {
 	PRISM_S_RECV_FULL	= 10,	/* SEND: target socket's receive queue full */
 	PRISM_S_TOO_BIG		= 11,	/* reply would not fit in one frame */
 	PRISM_S_NETDOWN		= 12,	/* local interface went away */
-	PRISM_S_ABORTED		= 13,	/* local socket shut down */
+	PRISM_S_ABORTED		= 13,	/* reserved: a local abort (not produced today) */
 	PRISM_S_MAX		= PRISM_S_ABORTED,
 };
 
