@@ -29,12 +29,29 @@ MODULE_PARM_DESC(ethertype, "EtherType of PRISM frames (default 0x88B5)");
 u16 prism_ethertype;
 static unsigned int prism_net_id __read_mostly;
 
+/**
+ * prism_pernet() - PRISM state of a network namespace
+ * @net: the namespace
+ *
+ * Context: Any context; the caller keeps @net alive.
+ * Return: the &struct prism_net of @net.
+ */
 struct prism_net *prism_pernet(struct net *net)
 {
 	return net_generic(net, prism_net_id);
 }
 
-/* Caller holds rcu_read_lock(). */
+/**
+ * prism_ep_lookup() - find the socket bound to an endpoint id
+ * @net: network namespace of the endpoint
+ * @ep: endpoint id
+ *
+ * No reference is taken: the socket (SOCK_RCU_FREE) stays valid until the
+ * caller's rcu_read_unlock().
+ *
+ * Context: Caller holds rcu_read_lock().
+ * Return: the socket bound to @ep in @net, or NULL if there is none.
+ */
 struct prism_sock *prism_ep_lookup(struct net *net, u32 ep)
 {
 	return xa_load(&prism_pernet(net)->eps, ep);
@@ -255,10 +272,20 @@ out:
 	return err;
 }
 
-/*
- * Events of the memory of a socket (see netlink.c): only for bound
- * sockets, under the socket lock, so they come in the order of the
- * changes.
+/**
+ * prism_region_snap() - describe a region for a netlink event
+ * @psk: socket the region belongs to
+ * @rkey: rkey of the region
+ * @ev: filled in with the region as it is now (only when true is returned)
+ *
+ * Events of the memory of a socket (see netlink.c) are only sent for bound
+ * sockets, under the socket lock, so they come in the order of the changes.
+ * For a REGION_DEL, snap before the removal and send the event with
+ * prism_nl_notify_region() once the removal succeeded.
+ *
+ * Context: Process context, socket lock of @psk held; takes rcu_read_lock().
+ * Return: true if @psk is bound and has a region @rkey (@ev is filled in),
+ * false otherwise (no event is due).
  */
 bool prism_region_snap(struct prism_sock *psk, u64 rkey,
 		       struct prism_nl_region_ev *ev)
@@ -278,6 +305,20 @@ bool prism_region_snap(struct prism_sock *psk, u64 rkey,
 	return !!r;
 }
 
+/**
+ * prism_fl_snap() - describe a free list for a netlink event
+ * @psk: socket the free list belongs to
+ * @id: id of the free list
+ * @ev: filled in with the free list as it is now (only when true is returned)
+ *
+ * Same rules as prism_region_snap(): bound sockets only, socket lock held; for
+ * a FREELIST_DEL, snap before the removal and send the event with
+ * prism_nl_notify_fl() once the removal succeeded.
+ *
+ * Context: Process context, socket lock of @psk held; takes rcu_read_lock().
+ * Return: true if @psk is bound and has a free list @id (@ev is filled in),
+ * false otherwise (no event is due).
+ */
 bool prism_fl_snap(struct prism_sock *psk, u32 id, struct prism_nl_fl_ev *ev)
 {
 	struct prism_freelist *fl;
@@ -303,6 +344,18 @@ static void prism_notify_region(struct prism_sock *psk, u8 cmd, u64 rkey)
 		prism_nl_notify_region(sock_net(&psk->sk), cmd, psk->ep, &ev);
 }
 
+/**
+ * prism_notify_fl() - multicast the event of a free list as it is now
+ * @psk: socket the free list belongs to
+ * @cmd: event command, PRISM_CMD_FREELIST_NEW (the FL_CREATE ioctl and the
+ *       netlink FREELIST_CREATE command)
+ * @id: id of the free list
+ *
+ * Nothing is sent when @psk is not bound, has no free list @id, or nobody
+ * listens to the events group.
+ *
+ * Context: Process context, may sleep; socket lock of @psk held.
+ */
 void prism_notify_fl(struct prism_sock *psk, u8 cmd, u32 id)
 {
 	struct prism_nl_fl_ev ev;

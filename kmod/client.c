@@ -53,6 +53,17 @@ struct prism_req {
 	u8			*frame;		/* header + body, for resending */
 };
 
+/**
+ * prism_client_init() - initialise the client side of a new socket
+ * @psk: the socket
+ *
+ * Empty set of outstanding chains and of peers, request ids from 1 with a
+ * random wire offset, a random session value, and the default timeout,
+ * retries and window (PRISM_DEFAULT_*).
+ *
+ * Context: Process context, from socket creation, before @psk is visible
+ * to anybody else.
+ */
 void prism_client_init(struct prism_sock *psk)
 {
 	xa_init_flags(&psk->reqs, XA_FLAGS_LOCK_BH);
@@ -80,7 +91,15 @@ static u32 prism_peer_key(const u8 *mac, u32 ep)
 	return jhash(mac, ETH_ALEN, ep);
 }
 
-/* The peer (mac, ep) of psk, or NULL; caller holds psk->peer_lock. */
+/**
+ * prism_peer_find() - look up what a socket knows of a target endpoint
+ * @psk: client socket
+ * @mac: MAC address of the target
+ * @ep: endpoint id of the target
+ *
+ * Context: Caller holds @psk->peer_lock.
+ * Return: the peer, or NULL if @psk has not sent a chain to (@mac, @ep).
+ */
 struct prism_peer *prism_peer_find(struct prism_sock *psk, const u8 *mac,
 				   u32 ep)
 {
@@ -351,6 +370,34 @@ unlock:
 	rcu_read_unlock();
 }
 
+/**
+ * prism_client_submit() - submit a chain given to sendmsg()
+ * @psk: client socket
+ * @dst: target address (the caller checked its length and family)
+ * @ubuf: kernel copy of what userspace wrote: &struct prism_chain, then its
+ *        ops (&struct prism_op and inline data)
+ * @len: bytes at @ubuf, at least sizeof(struct prism_chain)
+ *
+ * Encodes the chain into a request frame, preallocates its completion
+ * (charged to the receive buffer of @psk), gives it the next request id,
+ * arms its retransmission timer and sends it.  Once accepted, the chain
+ * gets exactly one completion on the socket, unless the socket is closed
+ * first.
+ *
+ * Context: Process context, may sleep; socket lock not held.
+ * Return:
+ * * 0: the chain was accepted;
+ * * -EINVAL: bad chain header, bad @dst, timeout above PRISM_MAX_TIMEOUT_MS
+ *   or malformed ops (prism_chain_encode());
+ * * -ENOTCONN: @psk is not bound;
+ * * -ENETDOWN: the interface of @psk is gone, down, or its MTU cannot hold a
+ *   PRISM header;
+ * * -EMSGSIZE: the request or the response body does not fit in the MTU;
+ * * -ENOBUFS: the completion would exceed the receive buffer (SO_RCVBUF),
+ *   PRISM_MAX_PEERS peers already, max_outstanding chains outstanding, or
+ *   the request id would be PRISM_WINDOW or more above the peer's ack floor;
+ * * -ENOMEM: out of memory.
+ */
 int prism_client_submit(struct prism_sock *psk, const struct sockaddr_prism *dst,
 			const u8 *ubuf, u32 len)
 {
@@ -542,6 +589,25 @@ static bool prism_fill_completion(struct prism_req *req, const u8 *body,
 	return true;
 }
 
+/**
+ * prism_client_response() - match a response frame to its outstanding chain
+ * @psk: socket bound to the frame's destination endpoint on the receiving
+ *       interface
+ * @skb: the received frame (the caller keeps and frees it)
+ * @hdr: PRISM header of the frame, in @skb; version, nops and body_len
+ *       checked by the receiver
+ * @src_mac: source MAC address of the frame
+ *
+ * A response with the socket's session value, the id of an outstanding
+ * chain, and the chain's target as its source completes the chain: with the
+ * per-op results and outputs for PRISM_S_OK (after checking them against
+ * what the chain may return), otherwise with the chain status for every op;
+ * a chain sent only once gives an RTT sample.  A NACK instead re-arms the
+ * chain's timer to resend it after a backoff.  Anything else is dropped and
+ * counted (rx_dropped, resp_forged).
+ *
+ * Context: Softirq (the receive path), under rcu_read_lock().
+ */
 void prism_client_response(struct prism_sock *psk, struct sk_buff *skb,
 			   const struct prism_whdr *hdr, const u8 *src_mac)
 {
@@ -631,18 +697,46 @@ static void prism_client_drain(struct prism_sock *psk, bool complete,
 	}
 }
 
+/**
+ * prism_client_fail_all() - complete every outstanding chain with a status
+ * @psk: client socket
+ * @status: PRISM_S_* status of the chains and of each of their ops
+ *          (PRISM_S_NETDOWN when the interface went down or away)
+ *
+ * Chains submitted while this runs may be left outstanding.
+ *
+ * Context: Process context (the netdevice notifier, RTNL held, calls it
+ * under rcu_read_lock()); takes the reqs lock and waits for running chain
+ * timers (del_timer_sync()), so never from a chain timer.
+ */
 void prism_client_fail_all(struct prism_sock *psk, u8 status)
 {
 	prism_client_drain(psk, true, status);
 }
 
-/* After this and a grace period, nothing of the client side is in use. */
+/**
+ * prism_client_release() - drop every outstanding chain without completing it
+ * @psk: client socket being released
+ *
+ * After this and an RCU grace period, nothing of the client side is in use.
+ *
+ * Context: Process context, socket release, after @psk was unbound; waits
+ * for running chain timers (del_timer_sync()).
+ */
 void prism_client_release(struct prism_sock *psk)
 {
 	prism_client_drain(psk, false, 0);
 }
 
-/* Once no response or timer can run anymore (after a grace period). */
+/**
+ * prism_client_destroy() - free what is left of the client side
+ * @psk: client socket being released
+ *
+ * Frees the peers.
+ *
+ * Context: Process context, socket release, after prism_client_release() and
+ * an RCU grace period, once no response or timer can run anymore.
+ */
 void prism_client_destroy(struct prism_sock *psk)
 {
 	prism_peers_destroy(psk);

@@ -11,7 +11,18 @@
 #include <linux/pkt_sched.h>
 #include "prism_net.h"
 
-/* A frame with room for len bytes of PRISM header and body. */
+/**
+ * prism_alloc_frame() - allocate an skb for a PRISM frame
+ * @dev: interface the frame will be sent on (headroom and tailroom)
+ * @len: bytes of PRISM header and body the caller will put
+ * @gfp: allocation flags
+ *
+ * The skb is empty, with room reserved for the link-layer header; send it
+ * with prism_xmit_frame().
+ *
+ * Context: Any context @gfp allows.
+ * Return: the skb, or NULL if out of memory.
+ */
 struct sk_buff *prism_alloc_frame(struct net_device *dev, u32 len, gfp_t gfp)
 {
 	unsigned int hlen = LL_RESERVED_SPACE(dev);
@@ -25,9 +36,18 @@ struct sk_buff *prism_alloc_frame(struct net_device *dev, u32 len, gfp_t gfp)
 	return skb;
 }
 
-/*
- * Consumes skb, whose data is a complete PRISM header and body.  Sent at
- * skb->priority (0 unless the caller set it).
+/**
+ * prism_xmit_frame() - send a PRISM frame
+ * @skb: frame whose data is a complete PRISM header and body; consumed
+ * @dev: interface to send it on
+ * @dst_mac: destination MAC address
+ *
+ * Adds the Ethernet header and queues the frame on @dev, at skb->priority
+ * (0 unless the caller set it).  A frame whose link-layer header cannot be
+ * built is dropped silently.
+ *
+ * Context: Process context or softirq; the caller keeps @dev alive (a
+ * reference or rcu_read_lock()).
  */
 void prism_xmit_frame(struct sk_buff *skb, struct net_device *dev,
 		      const u8 *dst_mac)
@@ -42,7 +62,21 @@ void prism_xmit_frame(struct sk_buff *skb, struct net_device *dev,
 	dev_queue_xmit(skb);
 }
 
-/* Queue a SEND op's data on the target socket; returns a PRISM_S_* status. */
+/**
+ * prism_queue_send() - queue a SEND op's data on the target socket
+ * @psk: target socket
+ * @src: address of the sender, returned by recvmsg() as msg_name
+ * @data: the SEND op's inline data
+ * @len: bytes at @data
+ *
+ * The message (&struct prism_msg of kind PRISM_MSG_SEND, then the data) is
+ * charged to the receive buffer of @psk: a full socket refuses the SEND.
+ *
+ * Context: Softirq, from the engine (via the &struct prism_exec_ctx
+ * deliver_send callback), under rcu_read_lock(); allocates with GFP_ATOMIC.
+ * Return: PRISM_S_OK, or PRISM_S_RECV_FULL if out of memory or @psk refused
+ * the message.
+ */
 int prism_queue_send(struct prism_sock *psk, const struct sockaddr_prism *src,
 		     const void *data, u32 len)
 {
@@ -161,6 +195,14 @@ static struct notifier_block prism_netdev_notifier = {
 	.notifier_call = prism_netdev_event,
 };
 
+/**
+ * prism_dev_init() - start receiving PRISM frames and interface events
+ *
+ * Registers the netdevice notifier and the packet type of prism_ethertype.
+ *
+ * Context: Process context, module init, after prism_ethertype is set.
+ * Return: 0, or the errno of register_netdevice_notifier().
+ */
 int prism_dev_init(void)
 {
 	int err;
@@ -173,6 +215,13 @@ int prism_dev_init(void)
 	return 0;
 }
 
+/**
+ * prism_dev_exit() - stop receiving PRISM frames and interface events
+ *
+ * Waits for receivers still running.
+ *
+ * Context: Process context, may sleep; module exit.
+ */
 void prism_dev_exit(void)
 {
 	/* Waits for receivers still running. */

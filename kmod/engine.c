@@ -666,6 +666,28 @@ static int prism_exec_op(struct prism_opx *x, const struct prism_pop *p,
 	return PRISM_S_INVALID;
 }
 
+/**
+ * prism_engine_execute() - execute a request chain
+ * @ctx: memory the ops work on and SEND delivery; ctx->ops_failed is set to
+ *       the number of ops whose status is not PRISM_S_OK
+ * @req: request body (wire format, nops x &struct prism_wop and inline data)
+ * @req_len: bytes at @req
+ * @nops: ops in the chain
+ * @resp: buffer for the response body (results, then outputs)
+ * @resp_cap: bytes at @resp
+ *
+ * The whole body is checked (prism_wire_check()) before any op runs.  Ops
+ * run in order; a PRISM_F_CONDITIONAL op is skipped (PRISM_S_SKIPPED) when
+ * the op before it did not succeed.
+ *
+ * Context: BH disabled, under rcu_read_lock() (the engine looks up regions
+ * and free lists under RCU).
+ * Return: the length of the response body written to @resp, or a negative
+ * PRISM_S_* status (not an errno) when the chain as a whole is rejected and
+ * nothing was executed: -PRISM_S_INVALID if it is malformed or exceeds
+ * PRISM_MAX_CHAIN_WORK, -PRISM_S_TOO_BIG if its outputs cannot fit in
+ * @resp_cap.
+ */
 int prism_engine_execute(struct prism_exec_ctx *ctx, const u8 *req,
 			 u32 req_len, u8 nops, u8 *resp, u32 resp_cap)
 {

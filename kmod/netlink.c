@@ -1038,6 +1038,21 @@ static void prism_nl_event_send(struct net *net, struct sk_buff *skb,
 				PRISM_NL_MCGRP_EVENTS, GFP_KERNEL);
 }
 
+/**
+ * prism_nl_notify_ep() - multicast an endpoint event
+ * @net: network namespace of the endpoint
+ * @cmd: PRISM_CMD_ENDPOINT_NEW or PRISM_CMD_ENDPOINT_DEL
+ * @ep: endpoint id
+ * @ifindex: interface the endpoint is bound to (its name is added if it
+ *           still exists)
+ *
+ * Sent to the "events" group of @net; nothing is built when nobody listens
+ * (or memory is short).
+ *
+ * Context: Process context, may sleep (GFP_KERNEL).  Bind and release call
+ * it under the socket lock and the netns' ep_mutex, so that the events of a
+ * reused id come in order.
+ */
 void prism_nl_notify_ep(struct net *net, u8 cmd, u32 ep, int ifindex)
 {
 	struct net_device *dev;
@@ -1058,6 +1073,19 @@ void prism_nl_notify_ep(struct net *net, u8 cmd, u32 ep, int ifindex)
 	prism_nl_event_send(net, skb, hdr, err);
 }
 
+/**
+ * prism_nl_notify_region() - multicast a region event
+ * @net: network namespace of the endpoint
+ * @cmd: PRISM_CMD_REGION_NEW or PRISM_CMD_REGION_DEL
+ * @ep: endpoint the region belongs to
+ * @ev: the region, from prism_region_snap()
+ *
+ * Sent to the "events" group of @net; nothing is built when nobody listens
+ * (or memory is short).
+ *
+ * Context: Process context, may sleep (GFP_KERNEL); callers hold the socket
+ * lock.
+ */
 void prism_nl_notify_region(struct net *net, u8 cmd, u32 ep,
 			    const struct prism_nl_region_ev *ev)
 {
@@ -1077,6 +1105,19 @@ void prism_nl_notify_region(struct net *net, u8 cmd, u32 ep,
 	prism_nl_event_send(net, skb, hdr, err);
 }
 
+/**
+ * prism_nl_notify_fl() - multicast a free list event
+ * @net: network namespace of the endpoint
+ * @cmd: PRISM_CMD_FREELIST_NEW or PRISM_CMD_FREELIST_DEL
+ * @ep: endpoint the free list belongs to
+ * @ev: the free list, from prism_fl_snap()
+ *
+ * Sent to the "events" group of @net; nothing is built when nobody listens
+ * (or memory is short).
+ *
+ * Context: Process context, may sleep (GFP_KERNEL); callers hold the socket
+ * lock.
+ */
 void prism_nl_notify_fl(struct net *net, u8 cmd, u32 ep,
 			const struct prism_nl_fl_ev *ev)
 {
@@ -1155,11 +1196,22 @@ static struct genl_family prism_genl_family __ro_after_init = {
 	.n_mcgrps	= ARRAY_SIZE(prism_nl_mcgrps),
 };
 
+/**
+ * prism_netlink_init() - register the generic netlink family "prism"
+ *
+ * Context: Process context, module init.
+ * Return: 0, or the errno of genl_register_family().
+ */
 int prism_netlink_init(void)
 {
 	return genl_register_family(&prism_genl_family);
 }
 
+/**
+ * prism_netlink_exit() - unregister the generic netlink family "prism"
+ *
+ * Context: Process context, may sleep; module exit.
+ */
 void prism_netlink_exit(void)
 {
 	genl_unregister_family(&prism_genl_family);

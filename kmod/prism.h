@@ -35,16 +35,30 @@ enum prism_frame_type {
 	PRISM_T_RESP	= 2,
 };
 
+/**
+ * struct prism_whdr - header of a PRISM frame, after the Ethernet header
+ * @version: PRISM_WIRE_VERSION
+ * @type: &enum prism_frame_type
+ * @nops: ops in the chain
+ * @status: RESP: PRISM_S_* status of the chain; REQ: 0
+ * @dst_ep: endpoint id the frame is for
+ * @src_ep: endpoint id of the sender
+ * @session: random per client socket
+ * @req_id: per client socket: from a random base, never reused
+ * @ack_floor: REQ: the client completed every id below
+ * @body_len: bytes of body after the header
+ * @reserved: 0
+ */
 struct prism_whdr {
 	u8	version;
-	u8	type;		/* enum prism_frame_type */
+	u8	type;
 	u8	nops;
-	u8	status;		/* RESP: chain status; REQ: 0 */
+	u8	status;
 	__be32	dst_ep;
 	__be32	src_ep;
-	__be32	session;	/* random per client socket */
-	__be64	req_id;		/* per client socket: from 1, never reused */
-	__be64	ack_floor;	/* REQ: the client completed every id below */
+	__be32	session;
+	__be64	req_id;
+	__be64	ack_floor;
 	__be16	body_len;
 	__be16	reserved;
 } __packed;
@@ -63,11 +77,18 @@ struct prism_wop {
 	__be32	reserved;
 } __packed;
 
+/**
+ * struct prism_wres - result of one op in a response body
+ * @status: PRISM_S_* status of the op
+ * @reserved: 0
+ * @reserved2: 0
+ * @len: output bytes that follow for this op
+ */
 struct prism_wres {
 	u8	status;
 	u8	reserved;
 	__be16	reserved2;
-	__be32	len;		/* output bytes that follow for this op */
+	__be32	len;
 } __packed;
 
 #define PRISM_PAD8(x)	ALIGN((x), 8)
@@ -78,28 +99,59 @@ struct prism_wres {
  */
 #define PRISM_REGION_HASH_BITS	6
 
+/**
+ * struct prism_region - registered memory of a server socket
+ * @node: in &prism_mem.regions, RCU
+ * @rkey: key naming the region in ops (random, non-zero)
+ * @start: target virtual address of the first byte
+ * @len: bytes in the region
+ * @access: PRISM_ACCESS_* flags
+ * @npages: entries in @pages
+ * @first_off: offset of @start in pages[0]
+ * @pages: the pages of the region
+ * @mm: owner of the pinned_vm count; NULL: kernel pages (not pinned)
+ * @user: user whose locked_vm is charged; NULL: not charged
+ * @rcu: frees the region after a grace period
+ */
 struct prism_region {
-	struct hlist_node	node;		/* mem->regions, RCU */
+	struct hlist_node	node;
 	u64			rkey;
-	u64			start;		/* target VA of the first byte */
+	u64			start;
 	u64			len;
-	u32			access;		/* PRISM_ACCESS_* */
+	u32			access;
 	unsigned int		npages;
-	unsigned int		first_off;	/* offset of start in pages[0] */
+	unsigned int		first_off;
 	struct page		**pages;
-	struct mm_struct	*mm;		/* pinned_vm owner; NULL: kernel pages */
-	struct user_struct	*user;		/* locked_vm charged; NULL: not */
+	struct mm_struct	*mm;
+	struct user_struct	*user;
 	struct rcu_head		rcu;
 };
 
+/**
+ * struct prism_fl_entry - a buffer posted to a free list
+ * @addr: target address of the buffer
+ * @rcu_cookie: the buffer may be allocated once this grace period ended
+ */
 struct prism_fl_entry {
 	u64		addr;
-	unsigned long	rcu_cookie;	/* allocatable once this grace period ended */
+	unsigned long	rcu_cookie;
 };
 
+/**
+ * struct prism_freelist - ring of buffers of one size inside a region
+ * @id: id of the list in &prism_mem.freelists
+ * @rkey: region the buffers lie in
+ * @buf_size: bytes of each buffer
+ * @capacity: entries in @ring
+ * @lock: protects @head, @count and @ring
+ * @head: index of the oldest buffer in @ring
+ * @count: buffers in @ring
+ * @ring: the buffers, oldest first (in the same allocation as the list)
+ * @rcu: frees the list after a grace period
+ */
 struct prism_freelist {
 	u32			id;
-	u64			rkey;		/* region the buffers lie in */
+	u64			rkey;
 	u32			buf_size;
 	u32			capacity;
 	spinlock_t		lock;		/* head/count/ring */
@@ -109,25 +161,30 @@ struct prism_freelist {
 	struct rcu_head		rcu;
 };
 
+/**
+ * struct prism_mem - memory of a server socket: regions and free lists
+ * @lock: held by writers of @regions and @freelists
+ * @regions: &struct prism_region by rkey; readers under RCU
+ * @freelists: id -> &struct prism_freelist; readers under RCU
+ * @pinned_pages: pages of user regions, accounted to mm->pinned_vm
+ */
 struct prism_mem {
 	spinlock_t		lock;		/* writers of regions, freelists */
 	DECLARE_HASHTABLE(regions, PRISM_REGION_HASH_BITS);
-	struct xarray		freelists;	/* id -> struct prism_freelist */
-	u64			pinned_pages;	/* accounted to mm->pinned_vm */
+	struct xarray		freelists;
+	u64			pinned_pages;
 };
 
+/* region.c; kernel-doc at the definitions. */
 void prism_mem_init(struct prism_mem *mem);
-/* Process context; frees everything after in-flight ops are done. */
 void prism_mem_destroy(struct prism_mem *mem);
 
 int prism_region_register_user(struct prism_mem *mem, u64 uaddr, u64 len,
 			       u32 access, u64 *rkey);
-/* For tests: a region over kernel pages, presented at fake address start. */
 int prism_region_register_pages(struct prism_mem *mem, struct page **pages,
 				unsigned int npages, u64 start, u64 len,
 				u32 access, u64 *rkey);
 int prism_region_deregister(struct prism_mem *mem, u64 rkey);
-/* Caller holds rcu_read_lock(). */
 struct prism_region *prism_region_find(struct prism_mem *mem, u64 rkey);
 
 int prism_freelist_create(struct prism_mem *mem, u64 rkey, u32 buf_size,
@@ -135,49 +192,32 @@ int prism_freelist_create(struct prism_mem *mem, u64 rkey, u32 buf_size,
 int prism_freelist_post(struct prism_mem *mem, u32 id, const u64 *addrs,
 			u32 count);
 int prism_freelist_destroy(struct prism_mem *mem, u32 id);
-/*
- * BH disabled, under rcu_read_lock(): take one buffer of free list id whose
- * grace period has ended, for len bytes of data.  Returns PRISM_S_OK and
- * the address, or NO_BUFFER (unknown list, empty, not ready yet), AUTH
- * (rkey is not the list's region), INVALID (len > buf_size); on error
- * nothing is taken.
- */
 int prism_freelist_pop(struct prism_mem *mem, u32 id, u64 rkey, u32 len,
 		       u64 *addr);
 
 /* ---------------------------------------------------------------------------
  * Op engine.
  */
+/**
+ * struct prism_exec_ctx - what the engine executes a chain against
+ * @mem: memory of the target socket
+ * @deliver_send: deliver a SEND op's data to the target socket; returns a
+ *                PRISM_S_* status.  NULL: SEND fails with PRISM_S_INVALID.
+ * @priv: first argument of @deliver_send
+ * @ops_failed: set by the engine: ops of the chain whose status is not OK
+ */
 struct prism_exec_ctx {
 	struct prism_mem	*mem;
-	/*
-	 * Deliver a SEND op's data to the target socket.  Returns a
-	 * PRISM_S_* status.  NULL: SEND fails with PRISM_S_INVALID.
-	 */
 	int (*deliver_send)(void *priv, const void *data, u32 len);
 	void			*priv;
-	/* Set by the engine: ops of the chain whose status is not OK. */
 	u32			ops_failed;
 };
 
-/*
- * Execute the request body req (req_len bytes, nops ops) and write the
- * response body (results + outputs) to resp, at most resp_cap bytes.
- * Must run with BH disabled and under rcu_read_lock().
- * Returns the response body length, or a negative PRISM_S_* status when the
- * chain as a whole is rejected (-PRISM_S_INVALID: malformed; nothing was
- * executed; -PRISM_S_TOO_BIG: outputs cannot fit in resp_cap, nothing was
- * executed).
- */
+/* engine.c */
 int prism_engine_execute(struct prism_exec_ctx *ctx, const u8 *req,
 			 u32 req_len, u8 nops, u8 *resp, u32 resp_cap);
 
-/*
- * Validate a chain given by userspace (host order, struct prism_op +
- * inline data) and encode it into the wire body at out (out_cap bytes).
- * Returns the body length or a negative errno; *resp_len receives the
- * response body length the chain needs.
- */
+/* wire.c */
 int prism_chain_encode(const u8 *ops, u32 ops_len, u8 nops, u8 *out,
 		       u32 out_cap, u32 *resp_len);
 
@@ -188,32 +228,22 @@ int prism_chain_encode(const u8 *ops, u32 ops_len, u8 nops, u8 *out,
 /* Largest len of READ, WRITE, ALLOC and SEND; bounds work in softirq. */
 #define PRISM_MAX_OP_LEN	65536
 
-/* One op decoded to host order and validated. */
+/**
+ * struct prism_pop - one op decoded to host order and validated
+ * @op: the op
+ * @data: op.data_len bytes of inline data (in the body it was parsed from)
+ * @out_len: most output bytes returned (0 when redirected)
+ */
 struct prism_pop {
 	struct prism_op	op;
-	const u8	*data;		/* op.data_len bytes of inline data */
-	u32		out_len;	/* most output bytes returned (not redirected) */
+	const u8	*data;
+	u32		out_len;
 };
 
-/* 0 if op (host order) is well formed as op number idx of a chain. */
 int prism_op_check(const struct prism_op *op, unsigned int idx);
-/*
- * Decode and check the wire op at body + *pos (op number idx) and its
- * inline data; advances *pos.  0 or -EINVAL.
- */
 int prism_wire_parse_op(const u8 *body, u32 body_len, u32 *pos,
 			unsigned int idx, struct prism_pop *pop);
-/*
- * Check a whole wire request body of nops ops: every op valid, nothing
- * left over, work within PRISM_MAX_CHAIN_WORK.  0 and the largest
- * response body length, or -EINVAL (malformed) or -E2BIG (too much work).
- */
 int prism_wire_check(const u8 *body, u32 body_len, u8 nops, u32 *resp_len);
-/*
- * The same, and the chain's work: the sum of its op lengths, the most
- * bytes it may read, write or deliver.  -E2BIG: well formed, but more
- * work than PRISM_MAX_CHAIN_WORK (prism_wire_check() refuses it too).
- */
 int prism_wire_check_work(const u8 *body, u32 body_len, u8 nops,
 			  u32 *resp_len, u32 *work);
 

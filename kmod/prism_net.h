@@ -77,31 +77,48 @@ struct prism_netns_stats {
 #define PRISM_REFUSALS_BURST	5000
 #define PRISM_REFUSALS_INTERVAL	(5 * HZ)
 
-/* Per network namespace state. */
+/**
+ * struct prism_net - per network namespace state
+ * @eps: endpoint id -> bound &struct prism_sock; readers under RCU
+ * @ep_mutex: held around changes of @eps and their events (after the socket
+ *            lock): a reused id's ENDPOINT_DEL comes before its next NEW
+ * @next_ep: next ephemeral endpoint id
+ * @stats: per-CPU counters of the namespace (/proc/net/prism)
+ * @pinned_pages: pages pinned by the regions of all its sockets
+ * @refusals: rate limit of the answers to refused chains (prism_refuse())
+ */
 struct prism_net {
-	struct xarray			eps;	/* ep id -> bound socket, RCU */
-	/*
-	 * Held around changes of eps and their events (after the socket
-	 * lock): a reused id's ENDPOINT_DEL comes before its next NEW.
-	 */
-	struct mutex			ep_mutex;
-	u32				next_ep;	/* next ephemeral id */
+	struct xarray			eps;
+	struct mutex			ep_mutex;	/* changes of eps, events */
+	u32				next_ep;
 	struct prism_netns_stats __percpu *stats;
-	atomic64_t			pinned_pages;	/* by all its sockets */
-	struct ratelimit_state		refusals;	/* prism_refuse() */
+	atomic64_t			pinned_pages;
+	struct ratelimit_state		refusals;
 };
 
-/* Client side: what a socket knows of one target endpoint. */
+/**
+ * struct prism_peer - client side: what a socket knows of one target endpoint
+ * @node: in &prism_sock.peers
+ * @mac: MAC address of the target
+ * @ep: endpoint id of the target
+ * @reqs: outstanding chains to the target, oldest first (reqs lock)
+ * @chains: chains sent to the target (reqs lock)
+ * @retransmits: retransmissions to the target (reqs lock)
+ * @srtt_us: smoothed RTT, 0: no sample yet (&prism_sock.peer_lock)
+ * @rttvar_us: RTT variation (&prism_sock.peer_lock)
+ * @rto_us: retransmission timeout (&prism_sock.peer_lock)
+ * @answered: chains the target answered (&prism_sock.peer_lock)
+ * @timeouts: chains to the target that timed out (&prism_sock.peer_lock)
+ * @nacks: NACKs received from the target (&prism_sock.peer_lock)
+ */
 struct prism_peer {
-	struct hlist_node	node;		/* prism_sock.peers */
+	struct hlist_node	node;
 	u8			mac[ETH_ALEN];
 	u32			ep;
-	/* Under the reqs lock: outstanding chains (oldest first), counters. */
 	struct list_head	reqs;
 	u64			chains;
 	u64			retransmits;
-	/* Under prism_sock.peer_lock. */
-	u32			srtt_us;	/* 0: no sample yet */
+	u32			srtt_us;
 	u32			rttvar_us;
 	u32			rto_us;
 	u64			answered;
@@ -109,19 +126,51 @@ struct prism_peer {
 	u64			nacks;
 };
 
+/**
+ * struct prism_sock - a PRISM socket
+ * @sk: the socket; first member (sk_alloc())
+ * @bound: in &prism_net.eps
+ * @open_send: PRISM_OPEN_SEND: serves chains of SEND ops only without a
+ *             valid rkey
+ * @ifindex: interface the socket is bound to
+ * @ep: endpoint id the socket is bound to
+ * @mem: server side: regions and free lists
+ * @reqs: client side: outstanding chains by request id, under its
+ *        xa_lock_bh() (the reqs lock)
+ * @next_req_id: id of the next chain (reqs lock)
+ * @id_base: wire request id = id + @id_base
+ * @session: random value every response must carry
+ * @outstanding: chains submitted and not yet freed
+ * @max_outstanding: PRISM_MAX_OUTSTANDING
+ * @timeout_ms: PRISM_TIMEOUT_MS
+ * @retries: PRISM_RETRIES
+ * @peer_lock: protects @peers, @npeers and the RTT state of the peers
+ * @peers: &struct prism_peer by MAC address and endpoint id
+ * @npeers: entries in @peers
+ * @sess_lock: held by writers of @sessions, and for @serve_tokens and
+ *             @serve_stamp
+ * @sessions: target side: client sessions and their reply caches
+ * @nsessions: entries in @sessions
+ * @rcache_bytes: bytes of cached replies, all sessions
+ * @serve_rate: PRISM_SERVE_RATE: chains/s, 0: unlimited
+ * @serve_tokens: token bucket of @serve_rate; one chain = HZ
+ * @serve_stamp: jiffies of the last refill of @serve_tokens
+ * @stats: counters of the socket (PRISM_STATS), &enum prism_stat order
+ * @owner: process that created the socket
+ * @memcg: memory cgroup of the creator: pays for the state of its clients
+ */
 struct prism_sock {
-	struct sock		sk;		/* first: sk_alloc() */
-	bool			bound;		/* in prism_net.eps */
-	bool			open_send;	/* PRISM_OPEN_SEND */
+	struct sock		sk;
+	bool			bound;
+	bool			open_send;
 	int			ifindex;
 	u32			ep;
 
-	struct prism_mem	mem;		/* server side: regions, free lists */
+	struct prism_mem	mem;
 
-	/* Client side: outstanding chains by request id. */
-	struct xarray		reqs;		/* under its xa_lock_bh */
-	u64			next_req_id;	/* under the reqs lock */
-	u64			id_base;	/* wire request id = id + id_base */
+	struct xarray		reqs;
+	u64			next_req_id;
+	u64			id_base;
 	u32			session;
 	atomic_t		outstanding;
 	u32			max_outstanding;
@@ -131,18 +180,16 @@ struct prism_sock {
 	DECLARE_HASHTABLE(peers, 6);
 	u32			npeers;
 
-	/* Target side: reply caches of client sessions, admission. */
-	spinlock_t		sess_lock;	/* sessions writers */
+	spinlock_t		sess_lock;	/* sessions writers, serve_* */
 	DECLARE_HASHTABLE(sessions, PRISM_SESSION_HASH_BITS);
 	u32			nsessions;
-	atomic_t		rcache_bytes;	/* cached replies, all sessions */
-	u32			serve_rate;	/* chains/s, 0: unlimited */
-	u64			serve_tokens;	/* under sess_lock; one chain = HZ */
+	atomic_t		rcache_bytes;
+	u32			serve_rate;
+	u64			serve_tokens;
 	unsigned long		serve_stamp;
 
 	atomic64_t		stats[PRISM_STAT_NR];
-	struct pid		*owner;		/* process that created it */
-	/* Memory cgroup of the creator: pays for the state of its clients. */
+	struct pid		*owner;
 	struct mem_cgroup	*memcg;
 };
 
@@ -188,22 +235,14 @@ struct prism_nl_fl_ev {
 	u32	capacity;
 };
 
-/*
- * Multicast an event (command PRISM_CMD_*_NEW/DEL) to the "events" group
- * of net.  Process context (allocates with GFP_KERNEL); nothing happens
- * when nobody listens.
- */
+/* Events of the "events" multicast group of a netns. */
 void prism_nl_notify_ep(struct net *net, u8 cmd, u32 ep, int ifindex);
 void prism_nl_notify_region(struct net *net, u8 cmd, u32 ep,
 			    const struct prism_nl_region_ev *ev);
 void prism_nl_notify_fl(struct net *net, u8 cmd, u32 ep,
 			const struct prism_nl_fl_ev *ev);
 
-/*
- * af_prism.c, socket locked, psk bound (otherwise nothing is sent): the
- * event of region rkey / free list id as they are now.  For a DEL, call
- * prism_*_snap() before the removal and prism_notify_*_ev() after.
- */
+/* af_prism.c: events of the memory of a socket. */
 bool prism_region_snap(struct prism_sock *psk, u64 rkey,
 		       struct prism_nl_region_ev *ev);
 bool prism_fl_snap(struct prism_sock *psk, u32 id, struct prism_nl_fl_ev *ev);
@@ -219,9 +258,7 @@ int prism_client_submit(struct prism_sock *psk, const struct sockaddr_prism *dst
 			const u8 *ubuf, u32 len);
 void prism_client_response(struct prism_sock *psk, struct sk_buff *skb,
 			   const struct prism_whdr *hdr, const u8 *src_mac);
-/* Completes every outstanding chain with status (NETDOWN, ABORTED). */
 void prism_client_fail_all(struct prism_sock *psk, u8 status);
-/* Socket teardown: drops outstanding chains without completing them. */
 void prism_client_release(struct prism_sock *psk);
 void prism_client_init(struct prism_sock *psk);
 void prism_client_destroy(struct prism_sock *psk);

@@ -235,6 +235,15 @@ static void prism_session_advance(struct prism_session *s, u64 floor)
 	s->floor = floor;
 }
 
+/**
+ * prism_sessions_destroy() - free the client sessions of a target socket
+ * @psk: socket being released
+ *
+ * Frees every session and its cached replies.
+ *
+ * Context: Process context, socket release, after @psk left the endpoint
+ * table and an RCU grace period: no receiver can reach @psk anymore.
+ */
 void prism_sessions_destroy(struct prism_sock *psk)
 {
 	struct prism_session *s;
@@ -475,7 +484,25 @@ static struct sk_buff *prism_run_chain(struct prism_sock *psk,
 	return rskb;
 }
 
-/* Softirq, under RCU: serve one request frame (header checked by RX). */
+/**
+ * prism_serve_request() - serve one request frame
+ * @net: network namespace of the receiving interface
+ * @skb: the received frame, linear; skb->dev is the receiving interface (the
+ *       caller keeps and frees @skb)
+ * @hdr: PRISM header of the frame, in @skb, checked by the receiver (version,
+ *       body_len within the frame, nops, type PRISM_T_REQ, status and
+ *       reserved 0)
+ * @src_mac: source MAC address of the frame
+ *
+ * Stateless checks first (well formed and within PRISM_MAX_CHAIN_WORK, then
+ * a bound endpoint the chain may use), answered with a rate-limited
+ * PRISM_S_INVALID or PRISM_S_NO_ENDPOINT.  Then the client session is found
+ * or created, a repeat is answered from its reply cache, and a new chain
+ * runs at most once, after its cache entry was allocated; a chain that
+ * cannot be remembered or admitted is NACKed, not run.
+ *
+ * Context: Softirq (the receive path), under rcu_read_lock().
+ */
 void prism_serve_request(struct net *net, struct sk_buff *skb,
 			 const struct prism_whdr *hdr, const u8 *src_mac)
 {

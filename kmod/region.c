@@ -56,6 +56,12 @@
 /* Largest region, in pages: the page array stays below INT_MAX bytes. */
 #define PRISM_REGION_MAX_PAGES	(INT_MAX / sizeof(struct page *))
 
+/**
+ * prism_mem_init() - initialise the memory of a server socket
+ * @mem: memory of the socket: no regions, no free lists
+ *
+ * Context: Any context, before @mem is used.
+ */
 void prism_mem_init(struct prism_mem *mem)
 {
 	spin_lock_init(&mem->lock);
@@ -77,6 +83,17 @@ static struct prism_region *prism_region_lookup(struct prism_mem *mem,
 	return NULL;
 }
 
+/**
+ * prism_region_find() - look up a region by rkey
+ * @mem: memory of the socket
+ * @rkey: the region's key
+ *
+ * The region stays valid as long as the caller stays in its RCU read-side
+ * critical section (or holds @mem->lock).
+ *
+ * Context: Caller holds rcu_read_lock() (or @mem->lock).
+ * Return: the region, or NULL if @mem has no region @rkey.
+ */
 struct prism_region *prism_region_find(struct prism_mem *mem, u64 rkey)
 {
 	return prism_region_lookup(mem, rkey);
@@ -120,6 +137,27 @@ static bool prism_access_ok(u32 access)
 	return access && !(access & ~PRISM_ACCESS_ALL);
 }
 
+/**
+ * prism_region_register_user() - pin user memory of current and register it
+ * @mem: memory of the socket
+ * @uaddr: first byte of the region in current's address space
+ * @len: bytes in the region, > 0
+ * @access: PRISM_ACCESS_* flags, at least one and no others
+ * @rkey: receives the new region's rkey (random, non-zero, unique in @mem)
+ *
+ * Pins the pages (FOLL_WRITE | FOLL_LONGTERM), charges them to the locked_vm
+ * of current's user against RLIMIT_MEMLOCK (unless CAP_IPC_LOCK) and counts
+ * them in mm->pinned_vm and @mem->pinned_pages.
+ *
+ * Context: Process context, may sleep; takes @mem->lock (BH disabled).
+ * Return:
+ * * 0: success;
+ * * -EINVAL: @len is 0, @access is invalid, or the range wraps around;
+ * * -EFAULT: current has no mm, the range is not user memory, or pages of
+ *   it cannot be pinned;
+ * * -ENOMEM: out of memory, region too large, or above RLIMIT_MEMLOCK;
+ * * another errno of pin_user_pages_fast().
+ */
 int prism_region_register_user(struct prism_mem *mem, u64 uaddr, u64 len,
 			       u32 access, u64 *rkey)
 {
@@ -210,9 +248,22 @@ out_free:
 }
 EXPORT_SYMBOL_IF_KUNIT(prism_region_register_user);
 
-/*
- * The page array is copied; the pages themselves stay the caller's (not
- * pinned, not freed), and must outlive the region.
+/**
+ * prism_region_register_pages() - register kernel pages as a region (tests)
+ * @mem: memory of the socket
+ * @pages: the pages; the array is copied, the pages stay the caller's (not
+ *         pinned, not freed) and must outlive the region
+ * @npages: entries in @pages
+ * @start: address the region presents for its first byte (its offset in a
+ *         page is the offset of the region in pages[0])
+ * @len: bytes in the region, > 0
+ * @access: PRISM_ACCESS_* flags, at least one and no others
+ * @rkey: receives the new region's rkey (random, non-zero, unique in @mem)
+ *
+ * Context: Process context, may sleep.
+ * Return: 0 on success; -EINVAL if @pages is NULL, @npages, @len or @access
+ * is invalid, @start + @len wraps or the region does not fit in the pages;
+ * -ENOMEM if out of memory.
  */
 int prism_region_register_pages(struct prism_mem *mem, struct page **pages,
 				unsigned int npages, u64 start, u64 len,
@@ -250,6 +301,18 @@ int prism_region_register_pages(struct prism_mem *mem, struct page **pages,
 }
 EXPORT_SYMBOL_IF_KUNIT(prism_region_register_pages);
 
+/**
+ * prism_region_deregister() - remove a region and release its pages
+ * @mem: memory of the socket
+ * @rkey: the region's key
+ *
+ * Waits for an RCU grace period, so that no op that found the region still
+ * uses it, then unpins and uncharges its pages.
+ *
+ * Context: Process context, may sleep (synchronize_rcu()).
+ * Return: 0 on success; -ENOENT if @mem has no region @rkey; -EBUSY if a
+ * free list lies in it.
+ */
 int prism_region_deregister(struct prism_mem *mem, u64 rkey)
 {
 	struct prism_freelist *fl;
@@ -280,6 +343,16 @@ int prism_region_deregister(struct prism_mem *mem, u64 rkey)
 }
 EXPORT_SYMBOL_IF_KUNIT(prism_region_deregister);
 
+/**
+ * prism_mem_destroy() - release all regions and free lists of a socket
+ * @mem: memory of the socket
+ *
+ * Detaches everything at once, waits for an RCU grace period (in-flight ops
+ * are done) and frees it; @mem is left without regions or free lists.
+ *
+ * Context: Process context, may sleep (synchronize_rcu()); socket release,
+ * when nothing adds to @mem anymore.
+ */
 void prism_mem_destroy(struct prism_mem *mem)
 {
 	struct hlist_head dead[HASH_SIZE(mem->regions)];
@@ -315,6 +388,19 @@ void prism_mem_destroy(struct prism_mem *mem)
 }
 EXPORT_SYMBOL_IF_KUNIT(prism_mem_destroy);
 
+/**
+ * prism_freelist_create() - create a free list of buffers in a region
+ * @mem: memory of the socket
+ * @rkey: region the buffers lie in
+ * @buf_size: bytes of each buffer, 1 to the region's length
+ * @capacity: most buffers the list holds, 1 to 65536
+ * @id: receives the new list's id
+ *
+ * Context: Process context, may sleep; takes @mem->lock (BH disabled).
+ * Return: 0 on success; -EINVAL if @buf_size or @capacity is out of range;
+ * -ENOENT if @mem has no region @rkey; -ENOSPC if all free list ids of @mem
+ * are in use; -ENOMEM if out of memory.
+ */
 int prism_freelist_create(struct prism_mem *mem, u64 rkey, u32 buf_size,
 			  u32 capacity, u32 *id)
 {
@@ -356,6 +442,24 @@ int prism_freelist_create(struct prism_mem *mem, u64 rkey, u32 buf_size,
 }
 EXPORT_SYMBOL_IF_KUNIT(prism_freelist_create);
 
+/**
+ * prism_freelist_post() - add buffers to a free list
+ * @mem: memory of the socket
+ * @id: the free list
+ * @addrs: target addresses of the buffers, each with the list's buf_size
+ *         bytes inside its region
+ * @count: entries in @addrs, > 0
+ *
+ * All or nothing.  ALLOC hands out the buffers only after an RCU grace
+ * period from now: ops running now (that may still use them) are done by
+ * then.
+ *
+ * Context: Process context; takes @mem->lock (BH disabled) and the list's
+ * lock, does not sleep.
+ * Return: 0 on success; -EINVAL if @count is 0 or an address is not a buffer
+ * inside the region; -ENOENT if @mem has no free list @id (or its region is
+ * gone); -ENOSPC if the list has less than @count free slots.
+ */
 int prism_freelist_post(struct prism_mem *mem, u32 id, const u64 *addrs,
 			u32 count)
 {
@@ -408,6 +512,17 @@ out:
 }
 EXPORT_SYMBOL_IF_KUNIT(prism_freelist_post);
 
+/**
+ * prism_freelist_destroy() - remove a free list
+ * @mem: memory of the socket
+ * @id: the free list
+ *
+ * The buffers still in it are forgotten.  The list is freed after an RCU
+ * grace period (ALLOC may still be taking from it); this does not wait.
+ *
+ * Context: Process context; takes @mem->lock (BH disabled).
+ * Return: 0 on success; -ENOENT if @mem has no free list @id.
+ */
 int prism_freelist_destroy(struct prism_mem *mem, u32 id)
 {
 	struct prism_freelist *fl;
@@ -423,6 +538,24 @@ int prism_freelist_destroy(struct prism_mem *mem, u32 id)
 }
 EXPORT_SYMBOL_IF_KUNIT(prism_freelist_destroy);
 
+/**
+ * prism_freelist_pop() - take a buffer from a free list (ALLOC)
+ * @mem: memory of the socket
+ * @id: the free list
+ * @rkey: region the op names; must be the list's region
+ * @len: bytes of data the buffer must hold
+ * @addr: receives the buffer's target address
+ *
+ * Only the head of the list is taken, once the grace period it was posted
+ * in has ended.
+ *
+ * Context: BH disabled, under rcu_read_lock() (the engine).
+ * Return: a PRISM_S_* status (not an errno): PRISM_S_OK and *@addr set;
+ * PRISM_S_NO_BUFFER if @mem has no list @id, it is empty or its head is not
+ * ready yet; PRISM_S_AUTH if @rkey is not the list's region;
+ * PRISM_S_INVALID if @len is larger than the buffers.  On error nothing is
+ * taken.
+ */
 int prism_freelist_pop(struct prism_mem *mem, u32 id, u64 rkey, u32 len,
 		       u64 *addr)
 {

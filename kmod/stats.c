@@ -31,6 +31,15 @@ static const char * const prism_stat_names[PRISM_STAT_NR] = {
 /* The uapi struct is the same counters in the same order. */
 static_assert(sizeof(struct prism_stats) == PRISM_STAT_NR * sizeof(u64));
 
+/**
+ * prism_stat_add() - add to a counter
+ * @net: network namespace whose counter (/proc/net/prism) grows
+ * @psk: socket whose counter (PRISM_STATS) grows too, or NULL
+ * @idx: the counter
+ * @n: amount to add (0: nothing happens)
+ *
+ * Context: Any context.
+ */
 void prism_stat_add(struct net *net, struct prism_sock *psk,
 		    enum prism_stat idx, u64 n)
 {
@@ -43,6 +52,15 @@ void prism_stat_add(struct net *net, struct prism_sock *psk,
 		atomic64_add(n, &psk->stats[idx]);
 }
 
+/**
+ * prism_stats_fill() - copy the counters of a socket
+ * @psk: the socket
+ * @out: receives the counters (same order as &enum prism_stat)
+ *
+ * Each counter is read atomically, not the set as a whole.
+ *
+ * Context: Any context.
+ */
 void prism_stats_fill(struct prism_sock *psk, struct prism_stats *out)
 {
 	u64 *c = (u64 *)out;
@@ -82,6 +100,13 @@ static int prism_proc_show(struct seq_file *seq, void *v)
 	return 0;
 }
 
+/**
+ * prism_proc_init() - create /proc/net/prism in a network namespace
+ * @net: the namespace
+ *
+ * Context: Process context, from the namespace's init.
+ * Return: 0, or -ENOMEM if the file could not be created.
+ */
 int prism_proc_init(struct net *net)
 {
 	if (!proc_create_net_single("prism", 0444, net->proc_net,
@@ -90,6 +115,12 @@ int prism_proc_init(struct net *net)
 	return 0;
 }
 
+/**
+ * prism_proc_exit() - remove /proc/net/prism from a network namespace
+ * @net: the namespace
+ *
+ * Context: Process context, from the namespace's exit.
+ */
 void prism_proc_exit(struct net *net)
 {
 	remove_proc_entry("prism", net->proc_net);

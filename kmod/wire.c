@@ -75,6 +75,19 @@ static u64 prism_op_data_len(const struct prism_op *op)
 	}
 }
 
+/**
+ * prism_op_check() - check one op of a chain
+ * @op: the op, in host order
+ * @idx: its position in the chain (0: the first, which cannot be
+ *       conditional)
+ *
+ * Checks the opcode, the flags it accepts and their combinations, the
+ * lengths, the inline data length, that unused address fields are 0 and
+ * that scratch offsets lie inside the scratch area.
+ *
+ * Context: Any context.
+ * Return: 0 if the op is well formed, -EINVAL otherwise.
+ */
 int prism_op_check(const struct prism_op *op, unsigned int idx)
 {
 	u16 f = op->flags;
@@ -226,6 +239,20 @@ static int prism_take_op(const u8 *buf, u32 buf_len, u32 *pos, bool wire,
 	return 0;
 }
 
+/**
+ * prism_wire_parse_op() - decode and check one op of a request body
+ * @body: request body (wire format)
+ * @body_len: bytes at @body
+ * @pos: offset of the op in @body; on success advanced past the op and its
+ *       padded inline data (on error it may have moved)
+ * @idx: position of the op in the chain
+ * @pop: receives the op in host order, its inline data (in @body) and the
+ *       output bytes it returns
+ *
+ * Context: Any context.
+ * Return: 0 on success; -EINVAL if the op or its inline data is truncated,
+ * invalid (prism_op_check()) or not padded with zeros.
+ */
 int prism_wire_parse_op(const u8 *body, u32 body_len, u32 *pos,
 			unsigned int idx, struct prism_pop *pop)
 {
@@ -265,6 +292,19 @@ static int prism_check_chain(const u8 *buf, u32 buf_len, u8 nops, bool wire,
 	return 0;
 }
 
+/**
+ * prism_wire_check_work() - check a request body and measure its work
+ * @body: request body (wire format)
+ * @body_len: bytes at @body
+ * @nops: ops in the chain
+ * @resp_len: receives the largest response body the chain can produce
+ * @work: receives the chain's work, the sum of its op lengths (the most
+ *        bytes it may read, write or deliver); may be NULL
+ *
+ * Context: Any context.
+ * Return: as prism_wire_check(): 0, -EINVAL or -E2BIG (well formed, but
+ * more work than PRISM_MAX_CHAIN_WORK).
+ */
 int prism_wire_check_work(const u8 *body, u32 body_len, u8 nops,
 			  u32 *resp_len, u32 *work)
 {
@@ -272,12 +312,44 @@ int prism_wire_check_work(const u8 *body, u32 body_len, u8 nops,
 }
 EXPORT_SYMBOL_IF_KUNIT(prism_wire_check_work);
 
+/**
+ * prism_wire_check() - check a whole request body
+ * @body: request body (wire format)
+ * @body_len: bytes at @body
+ * @nops: ops in the chain
+ * @resp_len: receives the largest response body the chain can produce
+ *
+ * Used for received frames by the engine; prism_chain_encode() applies the
+ * same checks to userspace chains.
+ *
+ * Context: Any context.
+ * Return: 0 on success; -EINVAL if @nops is 0 or above PRISM_MAX_CHAIN, an
+ * op is invalid or bytes are left over; -E2BIG if the chain is well formed
+ * but its work exceeds PRISM_MAX_CHAIN_WORK.
+ */
 int prism_wire_check(const u8 *body, u32 body_len, u8 nops, u32 *resp_len)
 {
 	return prism_check_chain(body, body_len, nops, true, resp_len, NULL);
 }
 EXPORT_SYMBOL_IF_KUNIT(prism_wire_check);
 
+/**
+ * prism_chain_encode() - check a userspace chain and encode it for the wire
+ * @ops: the chain's ops in host order (&struct prism_op, then inline data
+ *       padded to 8 bytes)
+ * @ops_len: bytes at @ops
+ * @nops: ops in the chain
+ * @out: buffer for the request body
+ * @out_cap: bytes at @out
+ * @resp_len: receives the length of the response body the chain needs
+ *
+ * Everything is checked before anything is written to @out.
+ *
+ * Context: Any context.
+ * Return: the body length (equal to @ops_len) on success; -EINVAL if the
+ * chain is malformed or exceeds PRISM_MAX_CHAIN_WORK; -EMSGSIZE if the body
+ * does not fit in @out_cap.
+ */
 int prism_chain_encode(const u8 *ops, u32 ops_len, u8 nops, u8 *out,
 		       u32 out_cap, u32 *resp_len)
 {

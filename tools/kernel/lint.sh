@@ -2,12 +2,16 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # Kernel-style checks of the module sources: checkpatch.pl --strict on
-# every file under kmod/ (generated files excepted) and sparse on the
-# stock build (make C=2).  Prints one line per finding; exits non-zero if
-# there is any.
+# every file under kmod/ (generated files excepted), sparse on the stock
+# build (make C=2) and kernel-doc: the comments of kmod/ parse without
+# warnings, and every function declared in kmod/prism.h or
+# kmod/prism_net.h (and every EXPORT_SYMBOL*() of kmod/) has a kernel-doc
+# comment at its definition in kmod/*.c.  Prints one line per finding;
+# exits non-zero if there is any.
 #
-# checkpatch.pl comes from the kernel source the debug kernel is built
-# from (unpacked from /usr/src/linux-source-6.1.tar.xz on first use).
+# checkpatch.pl and kernel-doc come from the kernel source the debug
+# kernel is built from (unpacked from /usr/src/linux-source-6.1.tar.xz on
+# first use).
 set -euo pipefail
 
 here=$(cd "$(dirname "$0")" && pwd)
@@ -15,13 +19,14 @@ repo=$(cd "$here/../.." && pwd)
 cache=${PRISM_CACHE:-$HOME/.cache/prism}
 src=$cache/linux-source-6.1
 cp=$src/scripts/checkpatch.pl
+kd=$src/scripts/kernel-doc
 
-if [ ! -x "$cp" ]; then
+if [ ! -x "$cp" ] || [ ! -x "$kd" ]; then
 	tarball=$(ls /usr/src/linux-source-6.1*.tar.xz | head -n 1)
 	mkdir -p "$src"
 	tar -xJf "$tarball" -C "$src" --strip-components=1 \
 		--wildcards '*/scripts/checkpatch.pl' '*/scripts/spelling.txt' \
-		'*/scripts/const_structs.checkpatch'
+		'*/scripts/const_structs.checkpatch' '*/scripts/kernel-doc'
 fi
 
 cd "$repo"
@@ -44,4 +49,38 @@ sparse_out=$("$here/build-module.sh" stock C=2 CHECK=sparse 2>&1 >/dev/null |
 n=0
 [ -n "$sparse_out" ] && n=$(wc -l <<< "$sparse_out") && echo "$sparse_out"
 echo "lint: sparse: $n finding(s)"
-[ "$findings" = 0 ] && [ "$n" = 0 ]
+
+# kernel-doc: warnings of the comments that are there (missing or unknown
+# parameters, a comment naming another function than the one after it),
+# then the functions that must have one and have none.
+kfiles=()
+for f in kmod/*.c kmod/*.h kmod/kunit/*.c; do
+	case $f in *.mod.c) continue ;; esac
+	kfiles+=("$f")
+done
+kd_out=$(perl "$kd" -none "${kfiles[@]}" 2>&1 |
+	grep -E ': (warning|error):' || true)
+# Functions with a kernel-doc comment at their definition in kmod/*.c, as
+# kernel-doc itself parses them (only kmod/*.c: not in a header).
+csrc=()
+for f in kmod/*.c; do
+	case $f in *.mod.c) continue ;; esac
+	csrc+=("$f")
+done
+documented=$( (perl "$kd" -rst "${csrc[@]}" 2>/dev/null || true) |
+	sed -nE 's/^\.\. c:function:: ([^(]*[ *])?([A-Za-z_][A-Za-z0-9_]*) ?\(.*/\2/p' |
+	sort -u)
+# Functions declared in the headers (not static inline), and exported ones.
+wanted=$(sed -nE '/^static/d
+	s/^[a-z][a-z0-9_ ]*[ *]([a-z_][a-z0-9_]*)\(.*/\1/p' \
+	kmod/prism.h kmod/prism_net.h
+	{ grep -hoE '^EXPORT_SYMBOL[A-Z_]*\([A-Za-z0-9_]+\)' "${csrc[@]}" ||
+	  true; } | sed -E 's/.*\((.*)\)/\1/')
+wanted=$(sort -u <<< "$wanted")
+for fn in $(comm -23 <(echo "$wanted") <(echo "$documented")); do
+	kd_out+=${kd_out:+$'\n'}"kmod: warning: no kernel-doc comment at the definition of $fn()"
+done
+k=0
+[ -n "$kd_out" ] && k=$(wc -l <<< "$kd_out") && echo "$kd_out"
+echo "lint: kernel-doc: $k finding(s)"
+[ "$findings" = 0 ] && [ "$n" = 0 ] && [ "$k" = 0 ]
