@@ -1,0 +1,318 @@
+// SPDX-License-Identifier: MIT
+/* Helpers shared by PRISM's applications and benchmarks (prism_util.h). */
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE	/* clock_gettime() under -std=c11 */
+#endif
+#include <errno.h>
+#include <inttypes.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "prism_util.h"
+
+/* ---- clocks ---- */
+
+uint64_t pu_now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+double pu_now_us(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec * 1e6 + (double)ts.tv_nsec / 1e3;
+}
+
+/* ---- Zipf ---- */
+
+int pu_zipf_init(struct pu_zipf *z, uint32_t n, double theta)
+{
+	double sum = 0;
+	uint32_t i;
+
+	z->n = n;
+	z->cdf = NULL;
+	if (!n)
+		return -EINVAL;
+	if (theta <= 0)
+		return 0;
+	z->cdf = malloc(sizeof(double) * n);
+	if (!z->cdf)
+		return -ENOMEM;
+	for (i = 0; i < n; i++) {
+		sum += 1.0 / pow((double)(i + 1), theta);
+		z->cdf[i] = sum;
+	}
+	for (i = 0; i < n; i++)
+		z->cdf[i] /= sum;
+	return 0;
+}
+
+uint32_t pu_zipf_pick(const struct pu_zipf *z, double u)
+{
+	uint32_t lo = 0, hi;
+
+	if (!z->cdf) {
+		uint32_t k = (uint32_t)(u * z->n);
+
+		return k < z->n ? k : z->n - 1;
+	}
+	hi = z->n - 1;
+	while (lo < hi) {
+		uint32_t mid = lo + (hi - lo) / 2;
+
+		if (z->cdf[mid] > u)
+			hi = mid;
+		else
+			lo = mid + 1;
+	}
+	return lo;
+}
+
+void pu_zipf_free(struct pu_zipf *z)
+{
+	free(z->cdf);
+	z->cdf = NULL;
+}
+
+/* ---- latency statistics of samples ---- */
+
+int pu_cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+int pu_cmp_u64(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+double pu_median_sorted(const double *v, size_t n)
+{
+	return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+}
+
+double pu_pct_sorted(const double *v, size_t n, unsigned int pct)
+{
+	return v[(n * pct + 99) / 100 - 1];
+}
+
+struct pu_lat_summary pu_lat_summarize(double *v, size_t n)
+{
+	struct pu_lat_summary s = { 0 };
+	size_t i;
+
+	qsort(v, n, sizeof(double), pu_cmp_double);
+	for (i = 0; i < n; i++)
+		s.mean += v[i];
+	s.mean /= (double)n;
+	s.median = pu_median_sorted(v, n);
+	s.p50 = v[(n - 1) / 2];
+	s.p99 = pu_pct_sorted(v, n, 99);
+	s.min = v[0];
+	s.max = v[n - 1];
+	return s;
+}
+
+/* ---- latency histogram ---- */
+
+unsigned int pu_hist_index(uint64_t v)
+{
+	unsigned int e;
+
+	if (v < 128)
+		return (unsigned int)v;
+	e = 63u - (unsigned int)__builtin_clzll(v);	/* 7..63 */
+	return 128u + (e - 7u) * 64u + (unsigned int)((v >> (e - 6u)) & 63u);
+}
+
+uint64_t pu_hist_bucket_low(unsigned int idx)
+{
+	unsigned int e;
+
+	if (idx < 128)
+		return idx;
+	e = (idx - 128u) / 64u + 7u;
+	return (64ull + (idx - 128u) % 64u) << (e - 6u);
+}
+
+void pu_hist_record(struct pu_hist *h, uint64_t v)
+{
+	h->count++;
+	h->sum += v;
+	if (v > h->max)
+		h->max = v;
+	h->bucket[pu_hist_index(v)]++;
+}
+
+uint64_t pu_hist_percentile(const struct pu_hist *h, double q)
+{
+	uint64_t need, seen = 0;
+	unsigned int i;
+
+	if (!h->count)
+		return 0;
+	need = (uint64_t)ceil(q * (double)h->count);
+	if (need < 1)
+		need = 1;
+	for (i = 0; i < PU_HIST_BUCKETS; i++) {
+		seen += h->bucket[i];
+		if (seen >= need) {
+			uint64_t hi = i + 1 < PU_HIST_BUCKETS ?
+				      pu_hist_bucket_low(i + 1) - 1 : h->max;
+
+			return hi < h->max ? hi : h->max;
+		}
+	}
+	return h->max;
+}
+
+double pu_hist_mean(const struct pu_hist *h)
+{
+	return h->count ? (double)h->sum / (double)h->count : 0.0;
+}
+
+void pu_hist_merge(struct pu_hist *into, const struct pu_hist *from)
+{
+	unsigned int i;
+
+	into->count += from->count;
+	into->sum += from->sum;
+	if (from->max > into->max)
+		into->max = from->max;
+	for (i = 0; i < PU_HIST_BUCKETS; i++)
+		into->bucket[i] += from->bucket[i];
+}
+
+int pu_hist_write(const struct pu_hist *h, FILE *f)
+{
+	unsigned int i;
+
+	fprintf(f, "hist %" PRIu64 " %" PRIu64 " %" PRIu64 "\n", h->count,
+		h->sum, h->max);
+	for (i = 0; i < PU_HIST_BUCKETS; i++)
+		if (h->bucket[i])
+			fprintf(f, "%u %" PRIu64 "\n", i, h->bucket[i]);
+	fprintf(f, "end\n");
+	return ferror(f) ? -EIO : 0;
+}
+
+int pu_hist_read(struct pu_hist *h, FILE *f)
+{
+	char line[128];
+	unsigned int idx;
+	uint64_t n;
+
+	memset(h, 0, sizeof(*h));
+	if (!fgets(line, sizeof(line), f) ||
+	    sscanf(line, "hist %" SCNu64 " %" SCNu64 " %" SCNu64, &h->count,
+		   &h->sum, &h->max) != 3)
+		return -EINVAL;
+	while (fgets(line, sizeof(line), f)) {
+		if (!strncmp(line, "end", 3))
+			return 0;
+		if (sscanf(line, "%u %" SCNu64, &idx, &n) != 2 ||
+		    idx >= PU_HIST_BUCKETS)
+			return -EINVAL;
+		h->bucket[idx] += n;
+	}
+	return -EINVAL;
+}
+
+/* ---- flat JSON records ---- */
+
+void pu_json_begin(struct pu_json *j, FILE *f)
+{
+	j->f = f;
+	j->prefix = NULL;
+	j->nfields = 0;
+	fputc('{', f);
+}
+
+static void json_key(struct pu_json *j, const char *key)
+{
+	fprintf(j->f, "%s\"%s%s\": ", j->nfields++ ? ", " : "",
+		j->prefix ? j->prefix : "", key);
+}
+
+void pu_json_u64(struct pu_json *j, const char *key, uint64_t v)
+{
+	json_key(j, key);
+	fprintf(j->f, "%" PRIu64, v);
+}
+
+void pu_json_int(struct pu_json *j, const char *key, long long v)
+{
+	json_key(j, key);
+	fprintf(j->f, "%lld", v);
+}
+
+void pu_json_double(struct pu_json *j, const char *key, int prec, double v)
+{
+	json_key(j, key);
+	fprintf(j->f, "%.*f", prec, v);
+}
+
+void pu_json_str(struct pu_json *j, const char *key, const char *v)
+{
+	json_key(j, key);
+	fputc('"', j->f);
+	for (; *v; v++) {
+		unsigned char c = (unsigned char)*v;
+
+		if (c == '"' || c == '\\')
+			fprintf(j->f, "\\%c", c);
+		else if (c < 0x20)
+			fprintf(j->f, "\\u%04x", c);
+		else
+			fputc(c, j->f);
+	}
+	fputc('"', j->f);
+}
+
+int pu_json_end(struct pu_json *j)
+{
+	fputs("}\n", j->f);
+	return ferror(j->f) ? -EIO : 0;
+}
+
+/* ---- small files ---- */
+
+int pu_write_atomic(const char *path, const char *text)
+{
+	char tmp[4096];
+	FILE *f;
+
+	snprintf(tmp, sizeof(tmp), "%s.tmp", path);
+	f = fopen(tmp, "w");
+	if (!f)
+		return -errno;
+	fputs(text, f);
+	if (fclose(f) || rename(tmp, path))
+		return -errno;
+	return 0;
+}
+
+int pu_read_first_line(const char *path, char *buf, size_t cap)
+{
+	FILE *f = fopen(path, "r");
+	int err;
+
+	if (!f)
+		return -errno;
+	err = fgets(buf, (int)cap, f) ? 0 : -EINVAL;
+	fclose(f);
+	return err;
+}

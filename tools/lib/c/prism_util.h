@@ -1,0 +1,198 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Helpers shared by PRISM's applications (apps/kv, apps/rs, apps/tx) and
+ * benchmarks (tools/bench): clocks, little-endian bytes, a random number
+ * generator, Zipf keys, latency statistics (sorted samples and a mergeable
+ * log-linear histogram), a writer of flat JSON records and small files.
+ *
+ * Plain C11 and libc (-lm); independent of liburing-prism, so programs
+ * that do not link it (uring-mech/mech_bench, the host unit tests) can use
+ * it too.  Each Makefile compiles prism_util.c in (see prism_util.mk).
+ */
+#ifndef PRISM_UTIL_H
+#define PRISM_UTIL_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+/* ---- clocks ---- */
+
+/* CLOCK_MONOTONIC: shared by every netns of one (guest) kernel. */
+uint64_t pu_now_ns(void);
+double pu_now_us(void);
+
+/* ---- little-endian bytes at any alignment ---- */
+
+static inline void pu_put_le16(void *p, uint16_t v)
+{
+	uint8_t *b = (uint8_t *)p;
+
+	b[0] = (uint8_t)v;
+	b[1] = (uint8_t)(v >> 8);
+}
+
+static inline void pu_put_le32(void *p, uint32_t v)
+{
+	uint8_t *b = (uint8_t *)p;
+	int i;
+
+	for (i = 0; i < 4; i++)
+		b[i] = (uint8_t)(v >> (8 * i));
+}
+
+static inline void pu_put_le64(void *p, uint64_t v)
+{
+	uint8_t *b = (uint8_t *)p;
+	int i;
+
+	for (i = 0; i < 8; i++)
+		b[i] = (uint8_t)(v >> (8 * i));
+}
+
+static inline uint16_t pu_get_le16(const void *p)
+{
+	const uint8_t *b = (const uint8_t *)p;
+
+	return (uint16_t)(b[0] | (b[1] << 8));
+}
+
+static inline uint32_t pu_get_le32(const void *p)
+{
+	const uint8_t *b = (const uint8_t *)p;
+	uint32_t v = 0;
+	int i;
+
+	for (i = 3; i >= 0; i--)
+		v = (v << 8) | b[i];
+	return v;
+}
+
+static inline uint64_t pu_get_le64(const void *p)
+{
+	const uint8_t *b = (const uint8_t *)p;
+	uint64_t v = 0;
+	int i;
+
+	for (i = 7; i >= 0; i--)
+		v = (v << 8) | b[i];
+	return v;
+}
+
+/* ---- random numbers ---- */
+
+/* xorshift64*: state *s must not be 0; the same seed, the same sequence. */
+static inline uint64_t pu_rng_next(uint64_t *s)
+{
+	*s ^= *s >> 12;
+	*s ^= *s << 25;
+	*s ^= *s >> 27;
+	return *s * 2685821657736338717ULL;
+}
+
+/* Uniform in [0, 1), 53 bits. */
+static inline double pu_rng_unit(uint64_t *s)
+{
+	return (double)(pu_rng_next(s) >> 11) / 9007199254740992.0;
+}
+
+/* ---- Zipf ---- */
+
+/*
+ * Zipf(theta) over ranks [0, n), rank 0 the most popular: P(k) is
+ * proportional to 1 / (k + 1)^theta.  Exact inversion of the CDF (a table
+ * of n doubles, binary search per draw), so any theta >= 0 works (theta 0
+ * is uniform and needs no table; rs.sh also measures theta 1.2).
+ */
+struct pu_zipf {
+	double		*cdf;		/* NULL when uniform */
+	uint32_t	n;
+};
+/* 0, -EINVAL (n == 0) or -ENOMEM. */
+int pu_zipf_init(struct pu_zipf *z, uint32_t n, double theta);
+/* The rank of u, uniform in [0, 1): the first whose CDF exceeds u. */
+uint32_t pu_zipf_pick(const struct pu_zipf *z, double u);
+void pu_zipf_free(struct pu_zipf *z);
+
+/* A draw with pu_rng_unit(): deterministic from the seed. */
+static inline uint32_t pu_zipf_next(const struct pu_zipf *z, uint64_t *rng)
+{
+	return pu_zipf_pick(z, pu_rng_unit(rng));
+}
+
+/* ---- latency statistics of samples ---- */
+
+int pu_cmp_double(const void *a, const void *b);	/* for qsort */
+int pu_cmp_u64(const void *a, const void *b);
+
+/* Median of sorted v (n > 0): the mean of the two middle values when n is even. */
+double pu_median_sorted(const double *v, size_t n);
+/* Nearest-rank percentile of sorted v (n > 0, 0 < pct <= 100): v[ceil(n pct / 100) - 1]. */
+double pu_pct_sorted(const double *v, size_t n, unsigned int pct);
+
+/* Statistics of n > 0 samples; median interpolates, p50 and p99 are samples. */
+struct pu_lat_summary {
+	double mean, median, p50, p99, min, max;
+};
+/* Sorts v. */
+struct pu_lat_summary pu_lat_summarize(double *v, size_t n);
+
+/* ---- latency histogram ---- */
+
+/*
+ * Log-linear (HdrHistogram-style) histogram of non-negative integers
+ * (nanoseconds, say): exact below 128, then 64 buckets per power of two,
+ * so a bucket's width is under 1/64 (1.6 %) of its values.  Histograms
+ * of the same layout merge by adding buckets.
+ */
+#define PU_HIST_BUCKETS	(128 + 64 * 57)
+struct pu_hist {
+	uint64_t	count;
+	uint64_t	sum;
+	uint64_t	max;
+	uint64_t	bucket[PU_HIST_BUCKETS];
+};
+void pu_hist_record(struct pu_hist *h, uint64_t v);
+unsigned int pu_hist_index(uint64_t v);
+uint64_t pu_hist_bucket_low(unsigned int idx);	/* smallest value of the bucket */
+/*
+ * Value below which fraction q of the samples lie: the upper bound of the
+ * bucket holding the sample of rank ceil(q * count), at most max; 0 when
+ * empty.
+ */
+uint64_t pu_hist_percentile(const struct pu_hist *h, double q);
+double pu_hist_mean(const struct pu_hist *h);	/* exact; 0 when empty */
+void pu_hist_merge(struct pu_hist *into, const struct pu_hist *from);
+/* Text form: "hist COUNT SUM MAX" then "IDX N" lines, "end". */
+int pu_hist_write(const struct pu_hist *h, FILE *f);
+int pu_hist_read(struct pu_hist *h, FILE *f);	/* 0 or -EINVAL */
+
+/* ---- flat JSON records ---- */
+
+/*
+ * One object on one line: {"key": value, "key": value}\n.  Keys are
+ * written as given, after prefix (may be NULL).
+ */
+struct pu_json {
+	FILE		*f;
+	const char	*prefix;
+	unsigned int	nfields;
+};
+void pu_json_begin(struct pu_json *j, FILE *f);
+void pu_json_u64(struct pu_json *j, const char *key, uint64_t v);
+void pu_json_int(struct pu_json *j, const char *key, long long v);
+/* v with prec digits after the point ("%.*f"). */
+void pu_json_double(struct pu_json *j, const char *key, int prec, double v);
+/* v quoted, with '"', '\\' and control characters escaped. */
+void pu_json_str(struct pu_json *j, const char *key, const char *v);
+/* Closes the object and the line; 0 or -EIO. */
+int pu_json_end(struct pu_json *j);
+
+/* ---- small files ---- */
+
+/* Write text to path via path.tmp and a rename: a poller never sees a partial file. */
+int pu_write_atomic(const char *path, const char *text);
+/* The first line of path into buf: 0, -errno (open) or -EINVAL (empty). */
+int pu_read_first_line(const char *path, char *buf, size_t cap);
+
+#endif /* PRISM_UTIL_H */
