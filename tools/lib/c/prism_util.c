@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "prism_util.h"
 
@@ -295,7 +296,7 @@ int pu_write_atomic(const char *path, const char *text)
 	char tmp[4096];
 	FILE *f;
 
-	snprintf(tmp, sizeof(tmp), "%s.tmp", path);
+	snprintf(tmp, sizeof(tmp), "%s.tmp.%d", path, (int)getpid());
 	f = fopen(tmp, "w");
 	if (!f)
 		return -errno;

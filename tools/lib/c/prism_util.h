@@ -190,7 +190,10 @@ int pu_json_end(struct pu_json *j);
 
 /* ---- small files ---- */
 
-/* Write text to path via path.tmp and a rename: a poller never sees a partial file. */
+/*
+ * Write text to path via path.tmp.PID and a rename: a poller never sees a
+ * partial file, two writers never share a temporary one.  0 or -errno.
+ */
 int pu_write_atomic(const char *path, const char *text);
 /* The first line of path into buf: 0, -errno (open) or -EINVAL (empty). */
 int pu_read_first_line(const char *path, char *buf, size_t cap);

@@ -271,7 +271,7 @@ static void test_files(void)
 	int have = !!mkdtemp(dir);
 
 	snprintf(path, sizeof(path), "%s/info", dir);
-	snprintf(tmp, sizeof(tmp), "%s.tmp", path);
+	snprintf(tmp, sizeof(tmp), "%s.tmp.%d", path, (int)getpid());
 	ok(have && !pu_write_atomic(path, "mac 1\nep 2\n") && access(tmp, F_OK),
 	   "atomic write leaves no .tmp");
 	ok(!pu_read_first_line(path, line, sizeof(line)) && !strcmp(line, "mac 1\n"),
