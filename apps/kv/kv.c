@@ -158,14 +158,6 @@ static int store_put(struct store *s, const char *key, const void *val,
 	return kv_put(s->kv, key, strlen(key), val, vlen);
 }
 
-static uint64_t now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
-}
-
 /* A value that names its key and writer, so a wrong one is recognisable. */
 static void make_value(unsigned char *val, size_t len, uint64_t key, uint64_t seq)
 {
@@ -189,14 +181,14 @@ static int cmd_bench(int argc, char **argv)
 		{ NULL, 0, NULL, 0 },
 	};
 	static unsigned char val[KV_MAX_ENTRY], got[KV_MAX_ENTRY];
-	static struct kv_hist hist;
+	static struct pu_hist hist;
 	uint64_t records = 1000, seed = (uint64_t)getpid(), ops = 0, errors = 0;
 	uint64_t start, end, t0, seq = 0, i;
 	double read_share = 0.5, seconds = 3;
-	int zipf = 1, load = 0, opt, err;
+	int zipf = 1, load = 0, opt, err, ret = 0;
 	size_t vsize = 512, vlen;
 	const char *out = NULL;
-	struct kv_keygen gen;
+	struct kv_keygen gen = { 0 };
 	struct store st = { 0 };
 	struct kv_rng rng;
 	char key[32];
@@ -256,8 +248,12 @@ static int cmd_bench(int argc, char **argv)
 	}
 
 	kv_rng_seed(&rng, seed);
-	kv_keygen_init(&gen, records, zipf, 0.99);
-	start = now_ns();
+	err = kv_keygen_init(&gen, records, zipf, 0.99);
+	if (err) {
+		ret = report("keys", err);
+		goto done;
+	}
+	start = pu_now_ns();
 	end = start + (uint64_t)(seconds * 1e9);
 	for (t0 = start; t0 < end;) {
 		uint64_t k = kv_keygen_next(&gen, &rng), t1;
@@ -271,14 +267,14 @@ static int cmd_bench(int argc, char **argv)
 			make_value(val, vsize, k, ++seq);
 			err = store_put(&st, key, val, vsize);
 		}
-		t1 = now_ns();
+		t1 = pu_now_ns();
 		if (err) {
 			errors++;
 			if (errors == 1)
 				report("bench op", err);
 		} else {
 			ops++;
-			kv_hist_add(&hist, t1 - t0);
+			pu_hist_record(&hist, t1 - t0);
 		}
 		t0 = t1;
 	}
@@ -287,7 +283,7 @@ static int cmd_bench(int argc, char **argv)
 		return report(out, -errno);
 	fprintf(f, "run %" PRIu64 " %" PRIu64 " %.6f\n", ops, errors,
 		(double)(t0 - start) / 1e9);
-	kv_hist_write(&hist, f);
+	pu_hist_write(&hist, f);
 	if (!st.is_mc) {
 		const struct kv_client_stats *cs = kv_client_stats(st.kv);
 
@@ -299,18 +295,20 @@ static int cmd_bench(int argc, char **argv)
 	if (out)
 		fclose(f);
 done:
+	kv_keygen_free(&gen);
 	if (st.is_mc)
 		mc_close(&st.mc);
 	else
 		kv_client_close(st.kv);
-	return 0;
+	return ret;
 }
 
 /* Combine result files of concurrent clients into one JSON object. */
 static int cmd_merge(int argc, char **argv)
 {
-	static struct kv_hist all, one;
+	static struct pu_hist all, one;
 	uint64_t ops = 0, errors = 0, torn = 0, cas = 0;
+	struct pu_json j;
 	double tput = 0;
 	int i;
 
@@ -324,7 +322,7 @@ static int cmd_merge(int argc, char **argv)
 			return report(argv[i], -errno);
 		if (!fgets(line, sizeof(line), f) ||
 		    sscanf(line, "run %" SCNu64 " %" SCNu64 " %lf", &o, &e, &secs) != 3 ||
-		    kv_hist_read(&one, f)) {
+		    pu_hist_read(&one, f)) {
 			fclose(f);
 			fprintf(stderr, "kv merge: %s: malformed\n", argv[i]);
 			return 3;
@@ -340,16 +338,19 @@ static int cmd_merge(int argc, char **argv)
 		errors += e;
 		if (secs > 0)
 			tput += (double)o / secs;
-		kv_hist_merge(&all, &one);
+		pu_hist_merge(&all, &one);
 	}
-	printf("{\"clients\": %d, \"ops\": %" PRIu64 ", \"errors\": %" PRIu64
-	       ", \"throughput\": %.1f, \"mean_us\": %.1f, \"p50_us\": %.1f"
-	       ", \"p99_us\": %.1f, \"torn_reads\": %" PRIu64
-	       ", \"cas_failures\": %" PRIu64 "}\n",
-	       argc - 1, ops, errors, tput,
-	       all.count ? (double)all.sum_ns / (double)all.count / 1e3 : 0.0,
-	       (double)kv_hist_quantile(&all, 0.50) / 1e3,
-	       (double)kv_hist_quantile(&all, 0.99) / 1e3, torn, cas);
+	pu_json_begin(&j, stdout);
+	pu_json_int(&j, "clients", argc - 1);
+	pu_json_u64(&j, "ops", ops);
+	pu_json_u64(&j, "errors", errors);
+	pu_json_double(&j, "throughput", 1, tput);
+	pu_json_double(&j, "mean_us", 1, pu_hist_mean(&all) / 1e3);
+	pu_json_double(&j, "p50_us", 1, (double)pu_hist_percentile(&all, 0.50) / 1e3);
+	pu_json_double(&j, "p99_us", 1, (double)pu_hist_percentile(&all, 0.99) / 1e3);
+	pu_json_u64(&j, "torn_reads", torn);
+	pu_json_u64(&j, "cas_failures", cas);
+	pu_json_end(&j);
 	return 0;
 }
 

@@ -213,10 +213,10 @@ int kv_client_flush(struct kv_client *c)
 
 	if (!c->npending || c->info.proto != KV_PROTO_PRISM)
 		return 0;
-	kv_put_le32(buf, KV_RECYCLE_MAGIC);
-	kv_put_le32(buf + 4, c->npending);
+	pu_put_le32(buf, KV_RECYCLE_MAGIC);
+	pu_put_le32(buf + 4, c->npending);
 	for (i = 0; i < c->npending; i++)
-		kv_put_le64(buf + KV_RECYCLE_HDR + 8 * i, c->pending[i]);
+		pu_put_le64(buf + KV_RECYCLE_HDR + 8 * i, c->pending[i]);
 	chain_start(c, &cb);
 	prism_prep_send(&cb, buf, KV_RECYCLE_HDR + 8 * c->npending);
 	err = run_chain(c, &cb);
@@ -342,10 +342,10 @@ static int prism_update(struct kv_client *c, const void *key, size_t klen,
 				       klen, val, vlen, p.version + 1);
 		if (elen < 0)
 			return elen;
-		kv_put_le64(cmp + 16, p.version);
-		kv_put_le64(tail, (uint64_t)elen);
-		kv_put_le64(tail + 8, p.version + 1);
-		kv_put_le64(tail + 16, 0);
+		pu_put_le64(cmp + 16, p.version);
+		pu_put_le64(tail, (uint64_t)elen);
+		pu_put_le64(tail + 8, p.version + 1);
+		pu_put_le64(tail + 16, 0);
 
 		chain_start(c, &cb);
 		op = prism_prep_write(&cb, c->info.rkey, 8, tail, sizeof(tail));

@@ -15,61 +15,6 @@
  */
 const uint32_t kv_class_size[KV_NCLASSES] = { 64, 128, 256, 640, 1024 };
 
-void kv_put_le16(void *p, uint16_t v)
-{
-	uint8_t *b = p;
-
-	b[0] = (uint8_t)v;
-	b[1] = (uint8_t)(v >> 8);
-}
-
-void kv_put_le32(void *p, uint32_t v)
-{
-	uint8_t *b = p;
-	int i;
-
-	for (i = 0; i < 4; i++)
-		b[i] = (uint8_t)(v >> (8 * i));
-}
-
-void kv_put_le64(void *p, uint64_t v)
-{
-	uint8_t *b = p;
-	int i;
-
-	for (i = 0; i < 8; i++)
-		b[i] = (uint8_t)(v >> (8 * i));
-}
-
-uint16_t kv_get_le16(const void *p)
-{
-	const uint8_t *b = p;
-
-	return (uint16_t)(b[0] | (b[1] << 8));
-}
-
-uint32_t kv_get_le32(const void *p)
-{
-	const uint8_t *b = p;
-	uint32_t v = 0;
-	int i;
-
-	for (i = 3; i >= 0; i--)
-		v = (v << 8) | b[i];
-	return v;
-}
-
-uint64_t kv_get_le64(const void *p)
-{
-	const uint8_t *b = p;
-	uint64_t v = 0;
-	int i;
-
-	for (i = 7; i >= 0; i--)
-		v = (v << 8) | b[i];
-	return v;
-}
-
 /* Final mixer: FNV-1a alone leaves the low bits weak for power-of-two tables. */
 static uint64_t mix64(uint64_t x)
 {
@@ -112,20 +57,20 @@ void kv_slot_encode(void *buf, const struct kv_slot *s)
 {
 	uint8_t *b = buf;
 
-	kv_put_le64(b, s->ptr);
-	kv_put_le64(b + 8, s->bound);
-	kv_put_le64(b + 16, s->version);
-	kv_put_le64(b + 24, s->check);
+	pu_put_le64(b, s->ptr);
+	pu_put_le64(b + 8, s->bound);
+	pu_put_le64(b + 16, s->version);
+	pu_put_le64(b + 24, s->check);
 }
 
 void kv_slot_decode(const void *buf, struct kv_slot *s)
 {
 	const uint8_t *b = buf;
 
-	s->ptr = kv_get_le64(b);
-	s->bound = kv_get_le64(b + 8);
-	s->version = kv_get_le64(b + 16);
-	s->check = kv_get_le64(b + 24);
+	s->ptr = pu_get_le64(b);
+	s->bound = pu_get_le64(b + 8);
+	s->version = pu_get_le64(b + 16);
+	s->check = pu_get_le64(b + 24);
 }
 
 int kv_class_for(uint32_t len)
@@ -170,17 +115,17 @@ int kv_entry_encode(void *buf, size_t cap, unsigned int flags,
 	len = kv_entry_len(klen, vlen);
 	if (len > cap || len > KV_MAX_ENTRY)
 		return -ENOSPC;
-	kv_put_le32(e, KV_ENTRY_MAGIC);
-	kv_put_le16(e + 4, (uint16_t)flags);
-	kv_put_le16(e + 6, (uint16_t)klen);
-	kv_put_le32(e + 8, (uint32_t)vlen);
-	kv_put_le32(e + 12, 0);
-	kv_put_le64(e + 16, version);
+	pu_put_le32(e, KV_ENTRY_MAGIC);
+	pu_put_le16(e + 4, (uint16_t)flags);
+	pu_put_le16(e + 6, (uint16_t)klen);
+	pu_put_le32(e + 8, (uint32_t)vlen);
+	pu_put_le32(e + 12, 0);
+	pu_put_le64(e + 16, version);
 	if (klen)
 		memcpy(e + KV_ENTRY_HDR, key, klen);
 	if (vlen)
 		memcpy(e + KV_ENTRY_HDR + klen, val, vlen);
-	kv_put_le64(e + 24, entry_checksum(e, len));
+	pu_put_le64(e + 24, entry_checksum(e, len));
 	return (int)len;
 }
 
@@ -189,20 +134,20 @@ int kv_entry_decode(const void *buf, size_t len, struct kv_entry *out)
 	const uint8_t *e = buf;
 	uint32_t klen, vlen, flags;
 
-	if (len < KV_ENTRY_HDR || kv_get_le32(e) != KV_ENTRY_MAGIC)
+	if (len < KV_ENTRY_HDR || pu_get_le32(e) != KV_ENTRY_MAGIC)
 		return -EBADMSG;
-	flags = kv_get_le16(e + 4);
-	klen = kv_get_le16(e + 6);
-	vlen = kv_get_le32(e + 8);
+	flags = pu_get_le16(e + 4);
+	klen = pu_get_le16(e + 6);
+	vlen = pu_get_le32(e + 8);
 	if (flags != KV_E_LIVE && flags != KV_E_DELETED && flags != KV_E_EMPTY)
 		return -EBADMSG;
 	if (klen > KV_MAX_KEY || vlen > KV_MAX_ENTRY ||
 	    kv_entry_len(klen, vlen) != len)
 		return -EBADMSG;
-	if (kv_get_le64(e + 24) != entry_checksum(e, len))
+	if (pu_get_le64(e + 24) != entry_checksum(e, len))
 		return -EBADMSG;
 	out->flags = flags;
-	out->version = kv_get_le64(e + 16);
+	out->version = pu_get_le64(e + 16);
 	out->key = e + KV_ENTRY_HDR;
 	out->klen = klen;
 	out->val = e + KV_ENTRY_HDR + klen;
@@ -363,14 +308,9 @@ int kv_info_parse(const char *line, struct kv_info *out)
 int kv_info_load(const char *path, struct kv_info *out)
 {
 	char line[1024];
-	FILE *f = fopen(path, "r");
-	int err;
+	int err = pu_read_first_line(path, line, sizeof(line));
 
-	if (!f)
-		return -errno;
-	err = fgets(line, sizeof(line), f) ? kv_info_parse(line, out) : -EINVAL;
-	fclose(f);
-	return err;
+	return err ? err : kv_info_parse(line, out);
 }
 
 /* ---- messages ---- */
@@ -382,15 +322,15 @@ int kv_rpc_req_encode(void *buf, size_t cap, const struct kv_rpc_req *r)
 
 	if (len > cap)
 		return -ENOSPC;
-	kv_put_le32(b, KV_RPC_MAGIC);
-	kv_put_le32(b + 4, r->op);
-	kv_put_le32(b + 8, r->conditional);
-	kv_put_le16(b + 12, (uint16_t)r->klen);
-	kv_put_le16(b + 14, 0);
-	kv_put_le32(b + 16, r->vlen);
-	kv_put_le32(b + 20, 0);
-	kv_put_le64(b + 24, r->req_id);
-	kv_put_le64(b + 32, r->expected);
+	pu_put_le32(b, KV_RPC_MAGIC);
+	pu_put_le32(b + 4, r->op);
+	pu_put_le32(b + 8, r->conditional);
+	pu_put_le16(b + 12, (uint16_t)r->klen);
+	pu_put_le16(b + 14, 0);
+	pu_put_le32(b + 16, r->vlen);
+	pu_put_le32(b + 20, 0);
+	pu_put_le64(b + 24, r->req_id);
+	pu_put_le64(b + 32, r->expected);
 	memcpy(b + KV_RPC_HDR, r->key, r->klen);
 	if (r->vlen)
 		memcpy(b + KV_RPC_HDR + r->klen, r->val, r->vlen);
@@ -401,14 +341,14 @@ int kv_rpc_req_decode(const void *buf, size_t len, struct kv_rpc_req *r)
 {
 	const uint8_t *b = buf;
 
-	if (len < KV_RPC_HDR || kv_get_le32(b) != KV_RPC_MAGIC)
+	if (len < KV_RPC_HDR || pu_get_le32(b) != KV_RPC_MAGIC)
 		return -EBADMSG;
-	r->op = kv_get_le32(b + 4);
-	r->conditional = kv_get_le32(b + 8);
-	r->klen = kv_get_le16(b + 12);
-	r->vlen = kv_get_le32(b + 16);
-	r->req_id = kv_get_le64(b + 24);
-	r->expected = kv_get_le64(b + 32);
+	r->op = pu_get_le32(b + 4);
+	r->conditional = pu_get_le32(b + 8);
+	r->klen = pu_get_le16(b + 12);
+	r->vlen = pu_get_le32(b + 16);
+	r->req_id = pu_get_le64(b + 24);
+	r->expected = pu_get_le64(b + 32);
 	if ((size_t)KV_RPC_HDR + r->klen + r->vlen != len)
 		return -EBADMSG;
 	r->key = b + KV_RPC_HDR;
@@ -420,20 +360,20 @@ void kv_rpc_reply_encode(void *buf, const struct kv_rpc_reply *r)
 {
 	uint8_t *b = buf;
 
-	kv_put_le32(b, KV_RPC_REPLY_MAGIC);
-	kv_put_le32(b + 4, (uint32_t)r->err);
-	kv_put_le64(b + 8, r->req_id);
-	kv_put_le64(b + 16, r->version);
+	pu_put_le32(b, KV_RPC_REPLY_MAGIC);
+	pu_put_le32(b + 4, (uint32_t)r->err);
+	pu_put_le64(b + 8, r->req_id);
+	pu_put_le64(b + 16, r->version);
 }
 
 int kv_rpc_reply_decode(const void *buf, size_t len, struct kv_rpc_reply *r)
 {
 	const uint8_t *b = buf;
 
-	if (len != KV_RPC_REPLY_LEN || kv_get_le32(b) != KV_RPC_REPLY_MAGIC)
+	if (len != KV_RPC_REPLY_LEN || pu_get_le32(b) != KV_RPC_REPLY_MAGIC)
 		return -EBADMSG;
-	r->err = (int32_t)kv_get_le32(b + 4);
-	r->req_id = kv_get_le64(b + 8);
-	r->version = kv_get_le64(b + 16);
+	r->err = (int32_t)pu_get_le32(b + 4);
+	r->req_id = pu_get_le64(b + 8);
+	r->version = pu_get_le64(b + 16);
 	return 0;
 }

@@ -38,6 +38,9 @@
 #include <stddef.h>
 #include <stdint.h>
 
+/* pu_put_le64() ...: the region and messages are little-endian. */
+#include "prism_util.h"
+
 #define KV_SLOT_SIZE		32u
 #define KV_TABLE_OFFSET		4096u
 #define KV_ENTRY_HDR		32u
@@ -54,14 +57,6 @@
 
 #define KV_NCLASSES		5
 extern const uint32_t kv_class_size[KV_NCLASSES];
-
-/* Little-endian helpers (the region and messages are little-endian). */
-void kv_put_le16(void *p, uint16_t v);
-void kv_put_le32(void *p, uint32_t v);
-void kv_put_le64(void *p, uint64_t v);
-uint16_t kv_get_le16(const void *p);
-uint32_t kv_get_le32(const void *p);
-uint64_t kv_get_le64(const void *p);
 
 /* 64-bit hash of bytes (FNV-1a with a final avalanche), seedable. */
 uint64_t kv_hash64(const void *data, size_t len, uint64_t seed);

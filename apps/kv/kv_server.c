@@ -185,17 +185,17 @@ static void prism_recycle(struct server *s, const uint8_t *data, uint32_t len)
 	uint32_t n[KV_NCLASSES] = { 0 }, count, i;
 	int c;
 
-	if (len < KV_RECYCLE_HDR || kv_get_le32(data) != KV_RECYCLE_MAGIC) {
+	if (len < KV_RECYCLE_HDR || pu_get_le32(data) != KV_RECYCLE_MAGIC) {
 		s->rejected++;
 		return;
 	}
-	count = kv_get_le32(data + 4);
+	count = pu_get_le32(data + 4);
 	if (count > KV_RECYCLE_MAX || len != KV_RECYCLE_HDR + 8 * count) {
 		s->rejected++;
 		return;
 	}
 	for (i = 0; i < count; i++) {
-		uint64_t addr = kv_get_le64(data + KV_RECYCLE_HDR + 8 * i);
+		uint64_t addr = pu_get_le64(data + KV_RECYCLE_HDR + 8 * i);
 
 		c = buffer_class(s, addr);
 		if (c < 0) {
@@ -370,8 +370,7 @@ static int write_info(const struct server *s, const char *path)
 {
 	struct sockaddr_prism me;
 	struct kv_info in = { 0 };
-	char line[1024], tmp[4096];
-	FILE *f;
+	char line[1024];
 	int err, i;
 
 	err = prism_local_addr(s->fd, &me);
@@ -393,14 +392,7 @@ static int write_info(const struct server *s, const char *path)
 	}
 	if (kv_info_format(&in, line, sizeof(line)) < 0)
 		return -ENOSPC;
-	snprintf(tmp, sizeof(tmp), "%s.tmp.%d", path, (int)getpid());
-	f = fopen(tmp, "w");
-	if (!f)
-		return -errno;
-	fputs(line, f);
-	if (fclose(f))
-		return -errno;
-	return rename(tmp, path) ? -errno : 0;
+	return pu_write_atomic(path, line);
 }
 
 static void usage(void)

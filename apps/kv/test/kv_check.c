@@ -44,10 +44,7 @@ static int fail(const char *fmt, ...)
 
 static double now_s(void)
 {
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+	return pu_now_us() / 1e6;
 }
 
 static struct kv_client *open_or_die(int timeout_ms)
