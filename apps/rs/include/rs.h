@@ -22,6 +22,7 @@
 #include <stdint.h>
 
 #include "liburing-prism.h"
+#include "prism_util.h"	/* clock, Zipf, random numbers */
 
 #define RS_MAX_REPLICAS		7
 #define RS_DEFAULT_BSIZE	512u
@@ -119,18 +120,5 @@ __u32 rs_client_bsize(const struct rs_client *c);
 void rs_value_fill(void *buf, __u32 bsize, __u64 id);
 /* Id of a value, or RS_VALUE_CORRUPT when its pattern does not match. */
 __u64 rs_value_id(const void *buf, __u32 bsize);
-
-/* CLOCK_MONOTONIC in ns: shared by every netns of one (guest) kernel. */
-__s64 rs_now_ns(void);
-
-/* Zipf(theta) over [0, n) (theta 0: uniform). */
-struct rs_zipf {
-	double		*cdf;
-	__u32		n;
-};
-int rs_zipf_init(struct rs_zipf *z, __u32 n, double theta);
-/* u uniform in [0, 1). */
-__u32 rs_zipf_pick(const struct rs_zipf *z, double u);
-void rs_zipf_free(struct rs_zipf *z);
 
 #endif /* RS_H */

@@ -126,33 +126,33 @@ static int lat_add(struct lat_set *s, double x)
 	return 0;
 }
 
-static int dbl_cmp(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-
-	return x < y ? -1 : x > y;
-}
-
-static void lat_print(const char *name, struct lat_set *s, double secs, int last)
+/* The fields of one set, their names prefixed with name. */
+static void lat_print(struct pu_json *j, const char *name, struct lat_set *s,
+		      double secs)
 {
 	double p99 = 0, mean = 0;
 
 	if (s->n) {
-		qsort(s->v, s->n, sizeof(double), dbl_cmp);
-		/* Nearest-rank percentile. */
+		qsort(s->v, s->n, sizeof(double), pu_cmp_double);
+		/*
+		 * The sample of rank round((n - 1) * 0.99), not pu_pct_sorted()'s
+		 * nearest rank: rs.sh's numbers stay what they were.
+		 */
 		p99 = s->v[(size_t)((double)(s->n - 1) * 0.99 + 0.5)];
 		mean = s->sum / (double)s->n;
 	}
-	printf("\"%sops\": %zu, \"%sops_per_s\": %.1f, \"%smean_us\": %.1f, "
-	       "\"%sp99_us\": %.1f%s", name, s->n, name,
-	       secs > 0 ? (double)s->n / secs : 0.0, name, mean, name, p99,
-	       last ? "" : ", ");
+	j->prefix = name;
+	pu_json_u64(j, "ops", s->n);
+	pu_json_double(j, "ops_per_s", 1, secs > 0 ? (double)s->n / secs : 0.0);
+	pu_json_double(j, "mean_us", 1, mean);
+	pu_json_double(j, "p99_us", 1, p99);
 }
 
 static int cmd_lat(int argc, char **argv)
 {
 	struct lat_set all = { 0 }, gets = { 0 }, puts = { 0 };
 	long long elapsed_us = 0, e;
+	struct pu_json j;
 	char line[128], k;
 	double x;
 	int a;
@@ -178,11 +178,11 @@ static int cmd_lat(int argc, char **argv)
 		}
 		fclose(f);
 	}
-	printf("{");
-	lat_print("", &all, elapsed_us / 1e6, 0);
-	lat_print("get_", &gets, elapsed_us / 1e6, 0);
-	lat_print("put_", &puts, elapsed_us / 1e6, 1);
-	printf("}\n");
+	pu_json_begin(&j, stdout);
+	lat_print(&j, "", &all, elapsed_us / 1e6);
+	lat_print(&j, "get_", &gets, elapsed_us / 1e6);
+	lat_print(&j, "put_", &puts, elapsed_us / 1e6);
+	pu_json_end(&j);
 	free(all.v);
 	free(gets.v);
 	free(puts.v);

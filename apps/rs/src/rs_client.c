@@ -133,7 +133,7 @@ struct rs_client {
 	__u32			unlock_blk[RS_MAX_UNLOCKS];
 	__u8			unlock_rep[RS_MAX_UNLOCKS];
 	unsigned int		nunlock;
-	__u64			rng;
+	uint64_t		rng;
 	struct rs_stats		st;
 	int			debug;
 	_Alignas(8) unsigned char cbuf[2048];
@@ -143,16 +143,13 @@ struct rs_client {
 
 static __u64 rnd(struct rs_client *c)
 {
-	/* xorshift64*: backoff jitter only. */
-	c->rng ^= c->rng >> 12;
-	c->rng ^= c->rng << 25;
-	c->rng ^= c->rng >> 27;
-	return c->rng * 2685821657736338717ULL;
+	/* backoff jitter only */
+	return pu_rng_next(&c->rng);
 }
 
 static long long now_ms(void)
 {
-	return rs_now_ns() / 1000000;
+	return (long long)(pu_now_ns() / 1000000);
 }
 
 static void recycle_add(struct rs_rep *rp, __u64 addr)

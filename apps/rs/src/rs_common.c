@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-/* PRISM-RS: info lines, test values, clock, Zipf sampling. */
+/* PRISM-RS: info lines, test values. */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <inttypes.h>
@@ -86,14 +86,9 @@ int rs_info_format(const struct rs_info *ri, char *buf, size_t len)
 int rs_info_load(const char *path, struct rs_info *ri)
 {
 	char line[512];
-	FILE *f = fopen(path, "r");
-	int err;
+	int err = pu_read_first_line(path, line, sizeof(line));
 
-	if (!f)
-		return -errno;
-	err = fgets(line, sizeof(line), f) ? rs_info_parse(line, ri) : -EINVAL;
-	fclose(f);
-	return err;
+	return err ? err : rs_info_parse(line, ri);
 }
 
 /* splitmix64: a cheap, well-mixed pattern generator. */
@@ -131,63 +126,4 @@ __u64 rs_value_id(const void *buf, __u32 bsize)
 			return RS_VALUE_CORRUPT;
 	}
 	return id;
-}
-
-__s64 rs_now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (__s64)ts.tv_sec * 1000000000LL + ts.tv_nsec;
-}
-
-int rs_zipf_init(struct rs_zipf *z, __u32 n, double theta)
-{
-	double sum = 0;
-	__u32 i;
-
-	z->n = n;
-	z->cdf = NULL;
-	if (!n)
-		return -EINVAL;
-	if (theta <= 0)
-		return 0;
-	z->cdf = malloc(sizeof(double) * n);
-	if (!z->cdf)
-		return -ENOMEM;
-	for (i = 0; i < n; i++) {
-		sum += 1.0 / pow((double)(i + 1), theta);
-		z->cdf[i] = sum;
-	}
-	for (i = 0; i < n; i++)
-		z->cdf[i] /= sum;
-	return 0;
-}
-
-__u32 rs_zipf_pick(const struct rs_zipf *z, double u)
-{
-	__u32 lo = 0, hi;
-
-	if (!z->cdf) {
-		__u32 k = (__u32)(u * z->n);
-
-		return k < z->n ? k : z->n - 1;
-	}
-	/* First index whose cumulative probability exceeds u. */
-	hi = z->n - 1;
-	while (lo < hi) {
-		__u32 mid = lo + (hi - lo) / 2;
-
-		if (z->cdf[mid] > u)
-			hi = mid;
-		else
-			lo = mid + 1;
-	}
-	return lo;
-}
-
-void rs_zipf_free(struct rs_zipf *z)
-{
-	free(z->cdf);
-	z->cdf = NULL;
 }

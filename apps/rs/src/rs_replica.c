@@ -37,22 +37,6 @@ static void die(const char *what, int err)
 	exit(1);
 }
 
-/* Write text to path atomically, so readers never see a partial line. */
-static int write_file(const char *path, const char *text)
-{
-	char tmp[4096];
-	FILE *f;
-
-	snprintf(tmp, sizeof(tmp), "%s.tmp", path);
-	f = fopen(tmp, "w");
-	if (!f)
-		return -errno;
-	fputs(text, f);
-	if (fclose(f) || rename(tmp, path))
-		return -errno;
-	return 0;
-}
-
 int main(int argc, char **argv)
 {
 	static const struct option opts[] = {
@@ -168,7 +152,7 @@ int main(int argc, char **argv)
 	ri.bsize = bsize;
 	if (rs_info_format(&ri, line, sizeof(line)) < 0)
 		die("info line", ENOSPC);
-	err = write_file(argv[optind + 2], line);
+	err = pu_write_atomic(argv[optind + 2], line);
 	if (err)
 		die("write info file", err);
 	fprintf(stderr, "rs_replica: %s", line);

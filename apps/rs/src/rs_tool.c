@@ -59,19 +59,6 @@ static int wait_for(const char *path, int ms)
 	return 0;
 }
 
-static __u64 rng_next(__u64 *s)
-{
-	*s ^= *s >> 12;
-	*s ^= *s << 25;
-	*s ^= *s >> 27;
-	return *s * 2685821657736338717ULL;
-}
-
-static double rng_unit(__u64 *s)
-{
-	return (double)(rng_next(s) >> 11) / 9007199254740992.0;
-}
-
 int main(int argc, char **argv)
 {
 	static const struct option opts[] = {
@@ -106,12 +93,12 @@ int main(int argc, char **argv)
 	struct rs_config cfg;
 	struct rs_client *c;
 	const struct rs_stats *st;
-	struct rs_zipf zipf;
+	struct pu_zipf zipf;
 	double theta = 0;
 	FILE *hist = NULL, *lat = NULL;
-	__s64 t0, t_end, elapsed;
+	uint64_t t0, t_end, elapsed;
 	char *list, *tok, *save;
-	__u64 rng;
+	uint64_t rng;
 	int o, err;
 
 	memset(&cfg, 0, sizeof(cfg));
@@ -184,7 +171,7 @@ int main(int argc, char **argv)
 		fprintf(stderr, "rs_client: open: %s\n", strerror(-err));
 		return 1;
 	}
-	if (rs_zipf_init(&zipf, keys, theta))
+	if (pu_zipf_init(&zipf, keys, theta))
 		return 1;
 	if (hist_path && !(hist = fopen(hist_path, "w")))
 		return perror(hist_path), 1;
@@ -195,12 +182,12 @@ int main(int argc, char **argv)
 		return 1;
 	}
 	rng = ((__u64)cfg.seed << 20) ^ ((__u64)cfg.client_id << 44) ^ 0x2545f4914f6cdd1dULL;
-	t0 = rs_now_ns();
-	t_end = t0 + (__s64)duration_ms * 1000000;
-	while (nops ? done + failed < nops : rs_now_ns() < t_end) {
-		__u32 key = rs_zipf_pick(&zipf, rng_unit(&rng));
-		int is_put = (rng_next(&rng) % 100) < writes;
-		__s64 call, ret;
+	t0 = pu_now_ns();
+	t_end = t0 + duration_ms * 1000000;
+	while (nops ? done + failed < nops : pu_now_ns() < t_end) {
+		__u32 key = pu_zipf_next(&zipf, &rng);
+		int is_put = (pu_rng_next(&rng) % 100) < writes;
+		uint64_t call, ret;
 		__u64 id = 0;
 
 		if (is_put) {
@@ -208,9 +195,9 @@ int main(int argc, char **argv)
 			id = ((__u64)cfg.client_id << 40) | ++seq;
 			rs_value_fill(val, rs_client_bsize(c), id);
 		}
-		call = rs_now_ns();
+		call = pu_now_ns();
 		err = is_put ? rs_put(c, key, val) : rs_get(c, key, got);
-		ret = rs_now_ns();
+		ret = pu_now_ns();
 		if (!err && !is_put)
 			id = rs_value_id(got, rs_client_bsize(c));
 		if (err)
@@ -243,7 +230,7 @@ int main(int argc, char **argv)
 			}
 		}
 	}
-	elapsed = rs_now_ns() - t0;
+	elapsed = pu_now_ns() - t0;
 	/* Late completions (e.g. TIMEOUTs from a cut replica) count too. */
 	rs_client_drain(c);
 	st = rs_client_stats(c);
@@ -262,7 +249,7 @@ int main(int argc, char **argv)
 	}
 	if (hist)
 		fclose(hist);
-	rs_zipf_free(&zipf);
+	pu_zipf_free(&zipf);
 	rs_client_close(c);
 	return 0;
 }
