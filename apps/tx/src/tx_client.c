@@ -23,7 +23,6 @@
  * Prints one line of key=value results.
  */
 #include <inttypes.h>
-#include <math.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -31,6 +30,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "prism_util.h"
 #include "txlib.h"
 
 enum workload { W_BANK, W_SKEW, W_YCSB };
@@ -48,7 +48,7 @@ struct opts {
 struct worker {
 	pthread_t th;
 	const struct opts *o;
-	const double *cdf;
+	const struct pu_zipf *zipf;
 	unsigned int cid;
 	struct txc c;
 	uint64_t rng;
@@ -58,50 +58,10 @@ struct worker {
 	int err;
 };
 
-static uint64_t rnd(uint64_t *s)
-{
-	/* xorshift64*: per-thread, seeded by client id */
-	*s ^= *s >> 12;
-	*s ^= *s << 25;
-	*s ^= *s >> 27;
-	return *s * 2685821657736338717ULL;
-}
-
-static double rnd01(uint64_t *s)
-{
-	return (double)(rnd(s) >> 11) / 9007199254740992.0;
-}
-
-/* Zipf CDF over n ranks (theta 0: uniform). */
-static double *zipf_cdf(unsigned int n, double theta)
-{
-	double *cdf = malloc(n * sizeof(*cdf)), sum = 0;
-
-	if (!cdf)
-		return NULL;
-	for (unsigned int i = 0; i < n; i++) {
-		sum += 1.0 / pow((double)(i + 1), theta);
-		cdf[i] = sum;
-	}
-	for (unsigned int i = 0; i < n; i++)
-		cdf[i] /= sum;
-	return cdf;
-}
-
+/* Per-thread xorshift64* (prism_util), seeded by client id. */
 static uint32_t pick(struct worker *w)
 {
-	double u = rnd01(&w->rng);
-	unsigned int lo = 0, hi = w->o->keys - 1;
-
-	while (lo < hi) {
-		unsigned int mid = (lo + hi) / 2;
-
-		if (w->cdf[mid] < u)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return lo;
+	return pu_zipf_next(w->zipf, &w->rng);
 }
 
 /* n distinct keys. */
@@ -123,7 +83,7 @@ static void backoff(struct worker *w, unsigned int attempt)
 {
 	/* Randomized backoff after an abort so conflicting clients spread out. */
 	unsigned int cap = attempt < 20 ? attempt : 20;
-	long us = (long)(rnd(&w->rng) % (100 * cap + 1));
+	long us = (long)(pu_rng_next(&w->rng) % (100 * cap + 1));
 	struct timespec d = { 0, us * 1000 };
 
 	nanosleep(&d, NULL);
@@ -143,14 +103,14 @@ static int one_tx(struct worker *w, FILE *hist)
 
 	switch (o->wl) {
 	case W_BANK:
-		if (rnd(&w->rng) % 10 == 0 && o->keys <= TX_MAX_KEYS_TX) {
+		if (pu_rng_next(&w->rng) % 10 == 0 && o->keys <= TX_MAX_KEYS_TX) {
 			audit = 1;
 			for (n = 0; n < o->keys; n++)
 				keys[n] = n;
 		} else {
 			n = 2;
 			pick_keys(w, keys, 2);
-			amount = 1 + rnd(&w->rng) % 10;
+			amount = 1 + pu_rng_next(&w->rng) % 10;
 		}
 		break;
 	case W_SKEW:
@@ -259,13 +219,6 @@ static void *worker_main(void *arg)
 	return NULL;
 }
 
-static int cmp_u64(const void *a, const void *b)
-{
-	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
-
-	return x < y ? -1 : x > y;
-}
-
 static int dump(const struct opts *o)
 {
 	struct txc c;
@@ -309,7 +262,8 @@ int main(int argc, char **argv)
 	uint64_t audits = 0, audit_bad = 0, gave_up = 0, attempts = 0, *lat;
 	size_t nlat = 0;
 	struct worker *w;
-	double *cdf, mean = 0;
+	struct pu_zipf zipf;
+	double mean = 0;
 	uint64_t t0, elapsed;
 	int opt, err = 0;
 
@@ -370,13 +324,12 @@ int main(int argc, char **argv)
 	}
 	if (o.keys < 2 || o.keys < o.per_tx)
 		usage();
-	cdf = zipf_cdf(o.keys, o.theta);
-	if (!cdf)
+	if (pu_zipf_init(&zipf, o.keys, o.theta))
 		return 1;
 	t0 = tx_now_us();
 	for (unsigned int i = 0; i < o.threads; i++) {
 		w[i].o = &o;
-		w[i].cdf = cdf;
+		w[i].zipf = &zipf;
 		w[i].cid = o.cid + i;
 		w[i].rng = 0x9e3779b97f4a7c15ULL ^ ((uint64_t)w[i].cid << 32) ^ t0;
 		if (pthread_create(&w[i].th, NULL, worker_main, &w[i]))
@@ -415,7 +368,7 @@ int main(int argc, char **argv)
 		txc_close(&w[i].c);
 		free(w[i].lat);
 	}
-	qsort(lat, nlat, sizeof(*lat), cmp_u64);
+	qsort(lat, nlat, sizeof(*lat), pu_cmp_u64);
 	for (size_t i = 0; i < nlat; i++)
 		mean += (double)lat[i];
 	mean = nlat ? mean / (double)nlat : 0;
@@ -434,7 +387,7 @@ int main(int argc, char **argv)
 	       audits, audit_bad, gave_up, tot.timeouts, tot.nobuf_retries,
 	       tot.recycled, tot.recycle_lost, tot.rpc_resends, err);
 	free(lat);
-	free(cdf);
+	pu_zipf_free(&zipf);
 	free(w);
 	return err || audit_bad ? 1 : 0;
 }

@@ -20,6 +20,7 @@
 #include <unistd.h>
 
 #include "liburing-prism.h"
+#include "prism_util.h"
 #include "tx.h"
 
 #define POOL_EXTRA	32768u
@@ -159,9 +160,8 @@ int main(int argc, char **argv)
 	uint64_t init;
 	__u64 rkey, *addrs;
 	struct sockaddr_prism me;
-	char mac[18], tmp[4096];
+	char mac[18], line[512];
 	size_t off;
-	FILE *f;
 	int err;
 
 	if (argc != 7) {
@@ -232,19 +232,14 @@ int main(int argc, char **argv)
 		return 1;
 	}
 	free(addrs);
-	snprintf(tmp, sizeof(tmp), "%s.tmp", argv[6]);
-	f = fopen(tmp, "w");
-	if (!f) {
-		perror(tmp);
-		return 1;
-	}
-	fprintf(f, "shard=%u nshards=%u nkeys=%u mac=%s ep=%u rkey=0x%" PRIx64
+	snprintf(line, sizeof(line), "shard=%u nshards=%u nkeys=%u mac=%s ep=%u rkey=0x%" PRIx64
 		" ptx=0x%" PRIx64 " farm=0x%" PRIx64 " fl=%u nslots=%u\n",
 		shard, nshards, nkeys, prism_format_mac(me.sprism_mac, mac),
 		me.sprism_ep, (uint64_t)rkey, (uint64_t)(uintptr_t)s.ptx,
 		(uint64_t)(uintptr_t)s.farm, s.fl, s.nslots);
-	if (fclose(f) || rename(tmp, argv[6])) {
-		perror(argv[6]);
+	err = pu_write_atomic(argv[6], line);
+	if (err) {
+		fprintf(stderr, "%s: %s\n", argv[6], strerror(-err));
 		return 1;
 	}
 	for (;;) {

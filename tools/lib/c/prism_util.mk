@@ -1,10 +1,10 @@
 # SPDX-License-Identifier: MIT
 #
 # Included by the Makefiles of the applications and benchmarks that use
-# prism_util (set ROOT to the repository first):
+# prism_util:
 #   PU_DIR     this directory (add -I$(PU_DIR))
 #   PU_SRC     the source to compile in with the program's own flags
 #   PU_HDRS    what the objects depend on
-PU_DIR	:= $(ROOT)/tools/lib/c
+PU_DIR	:= $(abspath $(dir $(lastword $(MAKEFILE_LIST))))
 PU_SRC	:= $(PU_DIR)/prism_util.c
 PU_HDRS	:= $(PU_DIR)/prism_util.h
