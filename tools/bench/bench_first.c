@@ -79,7 +79,7 @@ static int udp_server(int argc, char **argv)
 	if (fd < 0 || inet_pton(AF_INET, argv[1], &sa.sin_addr) != 1 ||
 	    bind(fd, (struct sockaddr *)&sa, sizeof(sa)))
 		die("udp bind", errno);
-	if (write_atomic(argv[3], "ready\n"))
+	if (pu_write_atomic(argv[3], "ready\n"))
 		die("ready file", errno);
 	for (;;) {
 		fl = sizeof(from);
@@ -110,11 +110,11 @@ static double run_indirect(int fd, const struct sockaddr_prism *dst, __u64 rkey,
 	ssize_t got;
 	__u32 len;
 
-	t0 = now_us();
+	t0 = pu_now_us();
 	prism_chain_init(&c, cb, sizeof(cb), (__u64)it * 4 + 1);
 	prism_prep_read_indirect(&c, rkey, slot, VAL_SIZE);
 	got = prism_execute(fd, dst, &c, out, sizeof(out));
-	d = now_us() - t0;
+	d = pu_now_us() - t0;
 	if (got < 0 || m->status != PRISM_S_OK)
 		die("indirect READ", got < 0 ? (int)got : EIO);
 	p = prism_msg_data(m, 0, &len);
@@ -136,7 +136,7 @@ static double run_two_reads(int fd, const struct sockaddr_prism *dst, __u64 rkey
 	__u64 ptr;
 	__u32 len;
 
-	t0 = now_us();
+	t0 = pu_now_us();
 	prism_chain_init(&c, cb, sizeof(cb), (__u64)it * 4 + 2);
 	prism_prep_read(&c, rkey, slot, 8);
 	got = prism_execute(fd, dst, &c, out, sizeof(out));
@@ -145,7 +145,7 @@ static double run_two_reads(int fd, const struct sockaddr_prism *dst, __u64 rkey
 	prism_chain_init(&c, cb, sizeof(cb), (__u64)it * 4 + 3);
 	prism_prep_read(&c, rkey, ptr, VAL_SIZE);
 	got = prism_execute(fd, dst, &c, out, sizeof(out));
-	d = now_us() - t0;
+	d = pu_now_us() - t0;
 	if (got < 0 || m->status != PRISM_S_OK)
 		die("value READ", got < 0 ? (int)got : EIO);
 	p = prism_msg_data(m, 0, &len);
@@ -161,12 +161,12 @@ static double run_udp(int ufd, unsigned int k)
 	double t0, d;
 	ssize_t got;
 
-	t0 = now_us();
+	t0 = pu_now_us();
 	prism_put_le64(req, k);
 	if (send(ufd, req, sizeof(req), 0) != sizeof(req))
 		die("udp send", errno);
 	got = recv(ufd, resp, sizeof(resp), 0);
-	d = now_us() - t0;
+	d = pu_now_us() - t0;
 	if (got < 0)
 		die("udp recv", errno);
 	if (check_value(resp, (__u32)got, k, VAL_SIZE))
@@ -192,7 +192,7 @@ static int client(int argc, char **argv)
 	struct series s[3] = { { "prism_indirect_read", NULL, 0 },
 			       { "prism_two_reads", NULL, 0 },
 			       { "udp_rpc", NULL, 0 } };
-	struct lat_summary r[3];
+	struct pu_lat_summary r[3];
 	struct timeval tv = { .tv_sec = 5 };
 	struct server_info si;
 	char *colon;
@@ -264,7 +264,7 @@ static int client(int argc, char **argv)
 				s[j].v[s[j].n++] = d[j];
 	}
 	for (j = 0; j < 3; j++)
-		r[j] = lat_summarize(s[j].v, s[j].n);
+		r[j] = pu_lat_summarize(s[j].v, s[j].n);
 
 	printf("first benchmark: %u-byte value behind a pointer, %ld iterations (+%ld warm-up)\n",
 	       VAL_SIZE, n, warmup);

@@ -145,7 +145,7 @@ static void start_op(void *ctx, int k, unsigned int slot)
 
 	build_chain(cl, slot, &c, cb, sizeof(cb));
 	cl->busy[slot] = 1;
-	cl->slots.t_start[slot] = now_us();
+	cl->slots.t_start[slot] = pu_now_us();
 	if (k == K_SYNC)
 		err = prism_submit(cl->sfd, &cl->dst, &c);
 	else
@@ -193,20 +193,20 @@ static void run_execute(struct client *cl, struct bench_mode *m,
 	struct prism_chain_buf c;
 	unsigned long i;
 	unsigned int slot;
-	double t0 = now_us(), t;
+	double t0 = pu_now_us(), t;
 	ssize_t n;
 
 	for (i = 0; i < nops; i++) {
 		slot = cl->slots.free[cl->slots.nfree - 1];
 		build_chain(cl, slot, &c, cb, sizeof(cb));
 		cl->busy[slot] = 1;
-		t = now_us();
+		t = pu_now_us();
 		n = prism_execute(cl->sfd, &cl->dst, &c, cl->out, sizeof(cl->out));
 		if (n < 0)
 			die("prism_execute", (int)n);
 		check_completion(cl, (const void *)cl->out);
 		if (record)
-			m->v[m->n++] = now_us() - t;
+			m->v[m->n++] = pu_now_us() - t;
 	}
 	if (record)
 		mode_segment_done(m, nops, t0);

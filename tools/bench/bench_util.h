@@ -1,11 +1,13 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * Helpers shared by the benchmark programs (bench_first, bench_uring,
- * uring-mech/mech_bench): errors, clocks, the server's info file, latency
- * statistics, the interleaved-rounds driver and JSON boilerplate.
+ * rxe_lat, uring-mech/mech_bench): errors, the server's info file, the
+ * interleaved-rounds driver and JSON boilerplate.  Clocks, latency
+ * statistics and atomic file writes are prism_util's (tools/lib/c; the
+ * programs compile prism_util.c in).
  *
- * Header-only and independent of liburing-prism, because mech_bench
- * does not link it.  Needs _GNU_SOURCE (program_invocation_short_name).
+ * Independent of liburing-prism, because mech_bench does not link it.
+ * Needs _GNU_SOURCE (program_invocation_short_name).
  */
 #ifndef BENCH_UTIL_H
 #define BENCH_UTIL_H
@@ -17,36 +19,14 @@
 #include <sys/utsname.h>
 #include <time.h>
 
+#include "prism_util.h"
+
 /* Print "PROGRAM: what: error" and exit; err may be negative (-errno). */
 static inline void die(const char *what, int err)
 {
 	fprintf(stderr, "%s: %s: %s\n", program_invocation_short_name, what,
 		strerror(err < 0 ? -err : err));
 	exit(1);
-}
-
-static inline double now_us(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec * 1e6 + ts.tv_nsec / 1e3;
-}
-
-/* Write via a rename so that a poller never sees a partial file. */
-static inline int write_atomic(const char *path, const char *text)
-{
-	char tmp[4096];
-	FILE *f;
-
-	snprintf(tmp, sizeof(tmp), "%s.tmp", path);
-	f = fopen(tmp, "w");
-	if (!f)
-		return -errno;
-	fputs(text, f);
-	if (fclose(f) || rename(tmp, path))
-		return -errno;
-	return 0;
 }
 
 /*
@@ -66,7 +46,7 @@ static inline int server_info_write(const char *path, const struct server_info *
 
 	snprintf(text, sizeof(text), "mac %s\nep %u\nrkey 0x%llx\nbase 0x%llx\n",
 		 si->mac, si->ep, si->rkey, si->base);
-	return write_atomic(path, text);
+	return pu_write_atomic(path, text);
 }
 
 static inline void server_info_read(const char *path, struct server_info *si)
@@ -112,44 +92,6 @@ static inline int check_value(const unsigned char *p, unsigned int len,
 	return 0;
 }
 
-static inline int cmp_double(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-
-	return x < y ? -1 : x > y;
-}
-
-/* Median of sorted v: the mean of the two middle values when n is even. */
-static inline double median_sorted(const double *v, unsigned long n)
-{
-	return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
-}
-
-/*
- * Latency statistics of n > 0 samples (sorts v).  median interpolates
- * (bench_first reports it); p50 and p99 are samples (nearest rank).
- */
-struct lat_summary {
-	double mean, median, p50, p99, min, max;
-};
-
-static inline struct lat_summary lat_summarize(double *v, unsigned long n)
-{
-	struct lat_summary s = { 0 };
-	unsigned long i;
-
-	qsort(v, n, sizeof(double), cmp_double);
-	for (i = 0; i < n; i++)
-		s.mean += v[i];
-	s.mean /= (double)n;
-	s.median = median_sorted(v, n);
-	s.p50 = v[(n - 1) / 2];
-	s.p99 = v[(n * 99 + 99) / 100 - 1];
-	s.min = v[0];
-	s.max = v[n - 1];
-	return s;
-}
-
 /*
  * Modes measured in interleaved rounds (bench_uring, mech_bench): every
  * round runs each mode once, a warm-up segment then a recorded one, in an
@@ -176,14 +118,14 @@ struct bench_mode {
  */
 struct mode_summary {
 	double ops_s, ops_seg;
-	struct lat_summary lat;
+	struct pu_lat_summary lat;
 };
 
 /* Account a recorded segment of nops that started at t0. */
 static inline void mode_segment_done(struct bench_mode *m, unsigned long nops,
 				     double t0)
 {
-	double t = now_us() - t0;
+	double t = pu_now_us() - t0;
 
 	m->busy_us += t;
 	m->seg_ops[m->nseg++] = (double)nops / (t / 1e6);
@@ -222,7 +164,7 @@ static inline void run_pipelined(struct slot_pool *p, const struct pipeline_ops 
 {
 	unsigned long issued = 0, completed = 0;
 	unsigned int done[BENCH_NSLOTS], inflight = 0, nd, i, slot;
-	double t0 = now_us(), t;
+	double t0 = pu_now_us(), t;
 
 	while (completed < nops) {
 		while (inflight < m->depth && issued < nops) {
@@ -232,7 +174,7 @@ static inline void run_pipelined(struct slot_pool *p, const struct pipeline_ops 
 			issued++;
 		}
 		nd = ops->wait(ctx, m->kind, done);
-		t = now_us();
+		t = pu_now_us();
 		for (i = 0; i < nd; i++) {
 			if (record)
 				m->v[m->n++] = t - p->t_start[done[i]];
@@ -285,10 +227,10 @@ static inline void run_rounds(struct bench_mode *modes, unsigned int nmodes,
 	}
 	for (j = 0; j < nmodes; j++) {
 		m = &modes[j];
-		sum[j].lat = lat_summarize(m->v, m->n);
+		sum[j].lat = pu_lat_summarize(m->v, m->n);
 		sum[j].ops_s = (double)m->n / (m->busy_us / 1e6);
-		qsort(m->seg_ops, m->nseg, sizeof(double), cmp_double);
-		sum[j].ops_seg = median_sorted(m->seg_ops, m->nseg);
+		qsort(m->seg_ops, m->nseg, sizeof(double), pu_cmp_double);
+		sum[j].ops_seg = pu_median_sorted(m->seg_ops, m->nseg);
 	}
 }
 

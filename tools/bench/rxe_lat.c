@@ -93,18 +93,11 @@ static unsigned char *make_region(void)
 static void report(const char *stack, const char *op, unsigned int bytes,
 		   double *v, long n)
 {
-	double mean = 0, med, p90, p99;
-	long i;
+	struct pu_lat_summary s = pu_lat_summarize(v, (size_t)n);
 
-	qsort(v, (size_t)n, sizeof(double), cmp_double);
-	for (i = 0; i < n; i++)
-		mean += v[i];
-	mean /= (double)n;
-	med = n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
-	p90 = v[(n * 90 + 99) / 100 - 1];
-	p99 = v[(n * 99 + 99) / 100 - 1];
 	printf("RESULT %s %s %u %ld %.2f %.2f %.2f %.2f %.2f %.2f\n", stack, op,
-	       bytes, n, med, p99, mean, v[0], v[n - 1], p90);
+	       bytes, n, s.median, s.p99, s.mean, s.min, s.max,
+	       pu_pct_sorted(v, (size_t)n, 90));
 	fflush(stdout);
 }
 
@@ -133,7 +126,7 @@ static int prism_server(int argc, char **argv)
 	snprintf(text, sizeof(text), "mac %s\nep %u\nrkey 0x%llx\nbase 0x%llx\n",
 		 prism_format_mac(me.sprism_mac, mac), me.sprism_ep,
 		 (unsigned long long)rkey, (unsigned long long)(uintptr_t)mem);
-	err = write_atomic(argv[3], text);
+	err = pu_write_atomic(argv[3], text);
 	if (err)
 		die("info file", err);
 	for (;;)
@@ -174,13 +167,13 @@ static double prism_op(struct pctx *p, int op, long it)
 	__u32 len;
 
 	memset(data, (int)(it & 0xff), sizeof(data));
-	t0 = now_us();
+	t0 = pu_now_us();
 	prism_chain_init(&c, cb, sizeof(cb), ++p->seq);
 	switch (op) {
 	case 0:
 		prism_prep_read(&c, p->rkey, slot, 8);
 		m = pexec(p, &c, out, sizeof(out), "READ 8");
-		t = now_us() - t0;
+		t = pu_now_us() - t0;
 		if (prism_msg_u64(m, 0, &ptr) ||
 		    ptr != p->base + VAL_OFF + k * VAL_SIZE)
 			die("READ 8 returned wrong bytes", EIO);
@@ -188,7 +181,7 @@ static double prism_op(struct pctx *p, int op, long it)
 	case 1:
 		prism_prep_read(&c, p->rkey, p->base + VAL_OFF + k * VAL_SIZE, VAL_SIZE);
 		m = pexec(p, &c, out, sizeof(out), "READ 512");
-		t = now_us() - t0;
+		t = pu_now_us() - t0;
 		d = prism_msg_data(m, 0, &len);
 		if (check_value(d, len, k, VAL_SIZE))
 			die("READ 512 returned wrong bytes", EIO);
@@ -198,12 +191,12 @@ static double prism_op(struct pctx *p, int op, long it)
 		prism_prep_write(&c, p->rkey, p->base + WRITE_OFF, data,
 				 op == 2 ? 8 : VAL_SIZE);
 		pexec(p, &c, out, sizeof(out), "WRITE");
-		return now_us() - t0;
+		return pu_now_us() - t0;
 	case 4:
 		prism_prep_cas_u64(&c, p->rkey, p->base + CAS_OFF, PRISM_CAS_EQ,
 				   p->cas_cur, p->cas_cur + 1);
 		m = pexec(p, &c, out, sizeof(out), "CAS");
-		t = now_us() - t0;
+		t = pu_now_us() - t0;
 		if (prism_msg_u64(m, 0, &old) || old != p->cas_cur)
 			die("CAS returned a wrong old value", EIO);
 		p->cas_cur++;
@@ -216,7 +209,7 @@ static double prism_op(struct pctx *p, int op, long it)
 		prism_chain_init(&c, cb, sizeof(cb), ++p->seq);
 		prism_prep_read(&c, p->rkey, ptr, VAL_SIZE);
 		m = pexec(p, &c, out, sizeof(out), "value READ");
-		t = now_us() - t0;
+		t = pu_now_us() - t0;
 		d = prism_msg_data(m, 0, &len);
 		if (check_value(d, len, k, VAL_SIZE))
 			die("value READ returned wrong bytes", EIO);
@@ -224,7 +217,7 @@ static double prism_op(struct pctx *p, int op, long it)
 	default:
 		prism_prep_read_indirect(&c, p->rkey, slot, VAL_SIZE);
 		m = pexec(p, &c, out, sizeof(out), "indirect READ");
-		t = now_us() - t0;
+		t = pu_now_us() - t0;
 		d = prism_msg_data(m, 0, &len);
 		if (check_value(d, len, k, VAL_SIZE))
 			die("indirect READ returned wrong bytes", EIO);
@@ -372,7 +365,7 @@ static void verbs_write_info(struct vctx *v, const char *path)
 	for (i = 0; i < 16; i++)
 		o += snprintf(text + o, sizeof(text) - (size_t)o, "%02x", v->gid.raw[i]);
 	snprintf(text + o, sizeof(text) - (size_t)o, "\n");
-	if (write_atomic(path, text))
+	if (pu_write_atomic(path, text))
 		die(path, errno);
 }
 
@@ -475,18 +468,18 @@ static double verbs_op(struct vctx *v, int op, long it)
 	double t0, t;
 
 	memset(v->mem + WRITE_OFF, (int)(it & 0xff), VAL_SIZE);
-	t0 = now_us();
+	t0 = pu_now_us();
 	switch (op) {
 	case 0:
 		verbs_do(v, IBV_WR_RDMA_READ, 0, 8, slot, 0, 0);
-		t = now_us() - t0;
+		t = pu_now_us() - t0;
 		if (prism_get_le64(v->mem) != v->raddr + VAL_OFF + k * VAL_SIZE)
 			die("READ 8 returned wrong bytes", EIO);
 		return t;
 	case 1:
 		verbs_do(v, IBV_WR_RDMA_READ, VAL_OFF, VAL_SIZE,
 			 v->raddr + VAL_OFF + k * VAL_SIZE, 0, 0);
-		t = now_us() - t0;
+		t = pu_now_us() - t0;
 		if (check_value(v->mem + VAL_OFF, VAL_SIZE, k, VAL_SIZE))
 			die("READ 512 returned wrong bytes", EIO);
 		return t;
@@ -494,11 +487,11 @@ static double verbs_op(struct vctx *v, int op, long it)
 	case 3:
 		verbs_do(v, IBV_WR_RDMA_WRITE, WRITE_OFF, op == 2 ? 8 : VAL_SIZE,
 			 v->raddr + WRITE_OFF, 0, 0);
-		return now_us() - t0;
+		return pu_now_us() - t0;
 	case 4:
 		verbs_do(v, IBV_WR_ATOMIC_CMP_AND_SWP, CAS_OFF, 8,
 			 v->raddr + CAS_OFF, v->cas_cur, v->cas_cur + 1);
-		t = now_us() - t0;
+		t = pu_now_us() - t0;
 		/* the atomic returns the old value (host byte order) */
 		if (*(__u64 *)(v->mem + CAS_OFF) != v->cas_cur)
 			die("CAS returned a wrong old value", EIO);
@@ -508,7 +501,7 @@ static double verbs_op(struct vctx *v, int op, long it)
 		verbs_do(v, IBV_WR_RDMA_READ, 0, 8, slot, 0, 0);
 		ptr = prism_get_le64(v->mem);
 		verbs_do(v, IBV_WR_RDMA_READ, VAL_OFF, VAL_SIZE, ptr, 0, 0);
-		t = now_us() - t0;
+		t = pu_now_us() - t0;
 		if (check_value(v->mem + VAL_OFF, VAL_SIZE, k, VAL_SIZE))
 			die("dependent READ returned wrong bytes", EIO);
 		return t;
@@ -524,7 +517,7 @@ static int verbs_server(int argc, char **argv)
 	verbs_setup(&v, argv[1], atoi(argv[2]));
 	verbs_write_info(&v, argv[3]);
 	verbs_connect(&v, argv[4]);
-	if (write_atomic(argv[5], "ready\n"))
+	if (pu_write_atomic(argv[5], "ready\n"))
 		die(argv[5], errno);
 	for (;;)
 		pause();
@@ -579,17 +572,17 @@ static int tsc_mhz(void)
 	int i;
 
 	for (i = 0; i < 9; i++) {
-		t0 = now_us();
+		t0 = pu_now_us();
 		__asm__ __volatile__("rdtsc" : "=a"(lo), "=d"(hi));
 		c0 = ((__u64)hi << 32) | lo;
 		do
-			t1 = now_us();
+			t1 = pu_now_us();
 		while (t1 - t0 < 50000);
 		__asm__ __volatile__("rdtsc" : "=a"(lo), "=d"(hi));
 		c1 = ((__u64)hi << 32) | lo;
 		r[i] = (double)(c1 - c0) / (t1 - t0);
 	}
-	qsort(r, 9, sizeof(double), cmp_double);
+	qsort(r, 9, sizeof(double), pu_cmp_double);
 	printf("%.3f %.3f %.3f\n", r[4], r[0], r[8]);
 	return 0;
 #else

@@ -74,16 +74,6 @@ struct bench {
 
 static const char *cur_mode = "setup";
 
-static unsigned long long get_le64(const unsigned char *p)
-{
-	unsigned long long v = 0;
-	int i;
-
-	for (i = 7; i >= 0; i--)
-		v = (v << 8) | p[i];
-	return v;
-}
-
 /* Check a reply; returns its slot (dies on anything unexpected). */
 static unsigned int check_reply(struct bench *b, const unsigned char *p,
 				long n)
@@ -95,7 +85,7 @@ static unsigned int check_reply(struct bench *b, const unsigned char *p,
 		fprintf(stderr, "mech_bench: reply of %ld bytes, expected %u\n", n, b->len);
 		exit(1);
 	}
-	tag = get_le64(p);
+	tag = pu_get_le64(p);
 	slot = (unsigned int)(tag & 0xff);
 	if (tag > 0xffffffffull || slot >= NSLOTS ||
 	    !(b->pending[slot] & P_REPLY) ||
@@ -222,7 +212,7 @@ static void start_op(void *ctx, int k, unsigned int slot)
 
 	b->gen[slot]++;
 	req.tag = ((b->gen[slot] & 0xffffff) << 8) | slot;
-	b->slots.t_start[slot] = now_us();
+	b->slots.t_start[slot] = pu_now_us();
 	switch (k) {
 	case K_SYNC:
 		b->pending[slot] = P_REPLY;
