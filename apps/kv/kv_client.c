@@ -466,13 +466,10 @@ static int pilaf_probe(struct kv_client *c, const void *key, size_t klen,
 	return -ENOSPC;
 }
 
-static long ms_left(const struct timespec *deadline)
+/* Milliseconds until deadline (pu_now_ns() time), <= 0 when past it. */
+static long ms_left(uint64_t deadline)
 {
-	struct timespec now;
-
-	clock_gettime(CLOCK_MONOTONIC, &now);
-	return (deadline->tv_sec - now.tv_sec) * 1000 +
-	       (deadline->tv_nsec - now.tv_nsec) / 1000000;
+	return (long)(((int64_t)deadline - (int64_t)pu_now_ns()) / 1000000);
 }
 
 /* One RPC: SEND the request, wait for our chain's completion and the reply. */
@@ -481,7 +478,7 @@ static int pilaf_rpc_once(struct kv_client *c, struct kv_rpc_req *req)
 	const struct prism_msg *m = cmsg(c);
 	struct prism_chain_buf cb;
 	struct kv_rpc_reply rep;
-	struct timespec deadline;
+	uint64_t deadline;
 	int got_completion = 0, err, len;
 	uint64_t ud;
 
@@ -498,11 +495,10 @@ static int pilaf_rpc_once(struct kv_client *c, struct kv_rpc_req *req)
 	if (err)
 		return err;
 	c->st.rpcs++;
-	clock_gettime(CLOCK_MONOTONIC, &deadline);
-	deadline.tv_sec += (c->timeout_ms * 2) / 1000 + 1;
+	deadline = pu_now_ns() + (uint64_t)((c->timeout_ms * 2) / 1000 + 1) * 1000000000ull;
 	for (;;) {
 		struct pollfd pfd = { .fd = c->fd, .events = POLLIN };
-		long left = ms_left(&deadline);
+		long left = ms_left(deadline);
 		const void *data;
 		__u32 dlen;
 		ssize_t n;
@@ -536,7 +532,7 @@ static int pilaf_rpc_once(struct kv_client *c, struct kv_rpc_req *req)
 		if (!got_completion) {
 			err = rep.err;
 			for (;;) {
-				if (ms_left(&deadline) <= 0)
+				if (ms_left(deadline) <= 0)
 					break;
 				n = prism_wait_from(c->fd, c->msg, sizeof(c->msg),
 						    NULL, 0);
