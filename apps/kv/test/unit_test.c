@@ -3,30 +3,15 @@
 #define _GNU_SOURCE
 #include <errno.h>
 #include <math.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "../kv_format.h"
 #include "../kv_workload.h"
+#include "pu_tap.h"
 
-static int planned, run, failed;
-
-static void ok(int cond, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-static void ok(int cond, const char *fmt, ...)
-{
-	va_list ap;
-
-	run++;
-	if (!cond)
-		failed++;
-	printf("%sok %d - ", cond ? "" : "not ", run);
-	va_start(ap, fmt);
-	vprintf(fmt, ap);
-	va_end(ap);
-	printf("\n");
-}
+static int planned;
 
 static void test_hash(void)
 {
@@ -236,7 +221,7 @@ int main(void)
 	test_info();
 	test_rpc();
 	test_zipf();
-	if (run != planned)
-		printf("# planned %d tests, ran %d\n", planned, run);
-	return failed || run != planned;
+	if (tap_run != planned)
+		printf("# planned %d tests, ran %d\n", planned, tap_run);
+	return tap_failed || tap_run != planned;
 }

@@ -5,6 +5,7 @@
 #   PU_DIR     this directory (add -I$(PU_DIR))
 #   PU_SRC     the source to compile in with the program's own flags
 #   PU_HDRS    what the objects depend on
+#   pu_tap.h   (not in PU_HDRS) ok() for TAP unit tests
 PU_DIR	:= $(abspath $(dir $(lastword $(MAKEFILE_LIST))))
 PU_SRC	:= $(PU_DIR)/prism_util.c
 PU_HDRS	:= $(PU_DIR)/prism_util.h

@@ -3,7 +3,6 @@
 #define _GNU_SOURCE
 #include <errno.h>
 #include <math.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -11,23 +10,8 @@
 #include <unistd.h>
 
 #include "prism_util.h"
+#include "pu_tap.h"
 
-static int run, failed;
-
-static void ok(int cond, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-static void ok(int cond, const char *fmt, ...)
-{
-	va_list ap;
-
-	run++;
-	if (!cond)
-		failed++;
-	printf("%sok %d - ", cond ? "" : "not ", run);
-	va_start(ap, fmt);
-	vprintf(fmt, ap);
-	va_end(ap);
-	printf("\n");
-}
 
 static void test_clock(void)
 {
@@ -296,6 +280,6 @@ int main(void)
 	test_hist();
 	test_json();
 	test_files();
-	printf("1..%d\n", run);
-	return failed != 0;
+	printf("1..%d\n", tap_run);
+	return tap_failed != 0;
 }
