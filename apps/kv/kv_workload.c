@@ -15,11 +15,10 @@ void kv_rng_seed(struct kv_rng *r, uint64_t seed)
 
 uint64_t kv_rng_next(struct kv_rng *r)
 {
-	uint64_t z = (r->s += 0x9e3779b97f4a7c15ull);
+	uint64_t z = pu_splitmix64(r->s);
 
-	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-	z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-	return z ^ (z >> 31);
+	r->s += 0x9e3779b97f4a7c15ull;
+	return z;
 }
 
 double kv_rng_unit(struct kv_rng *r)

@@ -91,15 +91,6 @@ int rs_info_load(const char *path, struct rs_info *ri)
 	return err ? err : rs_info_parse(line, ri);
 }
 
-/* splitmix64: a cheap, well-mixed pattern generator. */
-static __u64 mix64(__u64 x)
-{
-	x += 0x9e3779b97f4a7c15ULL;
-	x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ULL;
-	x = (x ^ (x >> 27)) * 0x94d049bb133111ebULL;
-	return x ^ (x >> 31);
-}
-
 void rs_value_fill(void *buf, __u32 bsize, __u64 id)
 {
 	unsigned char *b = buf;
@@ -110,7 +101,7 @@ void rs_value_fill(void *buf, __u32 bsize, __u64 id)
 		return;
 	prism_put_le64(b, id);
 	for (i = 8; i + 8 <= bsize; i += 8)
-		prism_put_le64(b + i, mix64(id ^ ((__u64)i << 48)));
+		prism_put_le64(b + i, pu_splitmix64(id ^ ((__u64)i << 48)));
 }
 
 __u64 rs_value_id(const void *buf, __u32 bsize)
@@ -120,7 +111,7 @@ __u64 rs_value_id(const void *buf, __u32 bsize)
 	__u32 i;
 
 	for (i = 8; i + 8 <= bsize; i += 8) {
-		__u64 want = id ? mix64(id ^ ((__u64)i << 48)) : 0;
+		__u64 want = id ? pu_splitmix64(id ^ ((__u64)i << 48)) : 0;
 
 		if (prism_get_le64(b + i) != want)
 			return RS_VALUE_CORRUPT;

@@ -90,6 +90,18 @@ static inline uint64_t pu_rng_next(uint64_t *s)
 	return *s * 2685821657736338717ULL;
 }
 
+/*
+ * splitmix64's output for state x (the state then advances by
+ * 0x9e3779b97f4a7c15): a cheap, well-mixed function of x.
+ */
+static inline uint64_t pu_splitmix64(uint64_t x)
+{
+	x += 0x9e3779b97f4a7c15ULL;
+	x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ULL;
+	x = (x ^ (x >> 27)) * 0x94d049bb133111ebULL;
+	return x ^ (x >> 31);
+}
+
 /* Uniform in [0, 1), 53 bits. */
 static inline double pu_rng_unit(uint64_t *s)
 {

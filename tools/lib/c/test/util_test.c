@@ -58,6 +58,9 @@ static void test_rng(void)
 		same &= u >= 0 && u < 1;
 	}
 	ok(same, "unit draws in [0, 1)");
+	ok(pu_splitmix64(0) == 0xe220a8397b1dcdafull &&
+	   pu_splitmix64(0x9e3779b97f4a7c15ull) == 0x6e789e6aa1b965f4ull,
+	   "splitmix64's first outputs from seed 0");
 }
 
 static double zeta(uint32_t n, double theta)
