@@ -8,17 +8,8 @@
 #include <string.h>
 
 #include "hist.h"
+#include "pu_tap.h"
 #include "tx.h"
-
-static int tests, failures;
-
-static void ok(int cond, const char *what)
-{
-	tests++;
-	if (!cond)
-		failures++;
-	printf("%s %d - %s\n", cond ? "ok" : "not ok", tests, what);
-}
 
 /* Little-endian unsigned compare of len bytes, last byte most significant. */
 static int le_cmp(const unsigned char *a, const unsigned char *b, unsigned int len)
@@ -229,6 +220,6 @@ int main(void)
 	test_ts();
 	test_cas();
 	test_checker();
-	printf("1..%d\n", tests);
-	return failures ? 1 : 0;
+	printf("1..%d\n", tap_run);
+	return tap_failed ? 1 : 0;
 }
