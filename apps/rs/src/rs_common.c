@@ -3,11 +3,9 @@
 #define _GNU_SOURCE
 #include <errno.h>
 #include <inttypes.h>
-#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include "rs.h"
 
