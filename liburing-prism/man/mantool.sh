@@ -5,7 +5,7 @@
 #
 #   mantool.sh check          TAP: lint every page with groff (and man and
 #                             lexgrog, if installed), warnings are errors;
-#                             every public function of the header is
+#                             every public function of the headers is
 #                             documented; every cross reference to our pages
 #                             (also from prismctl.8) resolves; link pages
 #                             resolve.  man7/prism.7 is the socket family's
@@ -16,7 +16,8 @@
 set -u
 
 here=$(cd "$(dirname "$0")" && pwd)
-header=$here/../include/liburing-prism.h
+# the public header and the one it includes
+headers="$here/../include/liburing-prism.h $here/../include/liburing-prism/chain.h"
 prismctl_page=$here/../../tools/prismctl/prismctl.8
 
 pages() {
@@ -58,7 +59,8 @@ links() {
 
 # Functions declared in the header (static inline or extern).
 header_functions() {
-	grep -E '^[a-z_].*[ *]prism_[a-z0-9_]+\(' "$header" |
+	# shellcheck disable=SC2086 # two paths without spaces
+	grep -h -E '^[a-z_].*[ *]prism_[a-z0-9_]+\(' $headers |
 		grep -vE '^(typedef|#)' |
 		sed -E 's/^.*[ *](prism_[a-z0-9_]+)\(.*$/\1/' | sort -u
 }
@@ -118,7 +120,7 @@ check() {
 	header_functions > "$tmp/declared"
 	comm -23 "$tmp/declared" "$tmp/documented" > "$tmp/missing"
 	if [ ! -s "$tmp/declared" ]; then
-		echo "no functions found in $header" > "$tmp/missing"
+		echo "no functions found in $headers" > "$tmp/missing"
 		tap fail "every public function is documented" "$tmp/missing"
 	elif [ -s "$tmp/missing" ]; then
 		tap fail "every public function is documented (missing below)" "$tmp/missing"
