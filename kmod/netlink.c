@@ -33,11 +33,9 @@
 #include <net/genetlink.h>
 #include <net/netlink.h>
 #include "prism_net.h"
+#include "prism_nl.h"
 #include "compat.h"
 #include "../uapi/linux/prism_netlink.h"
-
-/* Largest free list region.c accepts (its PRISM_FL_MAX_CAPACITY). */
-#define PRISM_NL_FL_MAX_CAPACITY	65536U
 
 /* The stats nest carries the counters in the order of enum prism_stat. */
 static_assert(__PRISM_STATS_ATTR_MAX - PRISM_STATS_ATTR_CHAINS_SENT ==
@@ -50,8 +48,6 @@ static_assert(PRISM_PEER_STATS_ATTR_RETRANSMITS -
 	      PRISM_PEER_STATS_ATTR_CHAINS_SENT == 4);
 static_assert(__PRISM_PEER_STATS_ATTR_MAX - 1 ==
 	      PRISM_PEER_STATS_ATTR_RETRANSMITS);
-
-static struct genl_family prism_genl_family;
 
 /* Multicast groups, in the order of prism_nl_mcgrps[]. */
 enum prism_nl_mcgrp {
@@ -275,67 +271,26 @@ static int prism_nl_fill_region(struct sk_buff *skb, struct prism_sock *psk,
 	return 0;
 }
 
-static int prism_nl_fill_fl(struct sk_buff *skb, struct prism_sock *psk,
-			    struct prism_freelist *fl, u32 portid, u32 seq,
-			    int flags, u8 cmd, bool admin)
-{
-	struct prism_region *r;
-	void *hdr;
-
-	hdr = genlmsg_put(skb, portid, seq, &prism_genl_family, flags, cmd);
-	if (!hdr)
-		return -EMSGSIZE;
-	if (nla_put_u32(skb, PRISM_ATTR_EP, psk->ep) ||
-	    nla_put_u32(skb, PRISM_ATTR_FL_ID, fl->id) ||
-	    nla_put_u32(skb, PRISM_ATTR_FL_BUF_SIZE, fl->buf_size) ||
-	    nla_put_u32(skb, PRISM_ATTR_FL_CAPACITY, fl->capacity) ||
-	    nla_put_u32(skb, PRISM_ATTR_FL_COUNT, READ_ONCE(fl->count)))
-		goto cancel;
-	if (admin) {
-		r = prism_region_find(&psk->mem, fl->rkey);
-		if (r && nla_put_u64_64bit(skb, PRISM_ATTR_REGION_START,
-					   r->start, PRISM_ATTR_PAD))
-			goto cancel;
-		if (nla_put_u64_64bit(skb, PRISM_ATTR_RKEY, fl->rkey,
-				      PRISM_ATTR_PAD))
-			goto cancel;
-	}
-	genlmsg_end(skb, hdr);
-	return 0;
-
-cancel:
-	genlmsg_cancel(skb, hdr);
-	return -EMSGSIZE;
-}
-
 /* ---------------------------------------------------------------------------
  * Dumps.  The position survives between calls in cb->ctx; endpoints are
  * walked in id order, each endpoint's objects after it.
  */
-struct prism_nl_dump_ctx {
-	u64		ep_next;	/* endpoint id to dump next */
-	unsigned int	sub_bucket;	/* REGION_GET: region hash bucket */
-	unsigned long	sub_idx;	/* REGION_GET: next region in the
-					 * bucket; FREELIST_GET: next id
-					 */
-	bool		started;	/* something was dumped already */
-	bool		done;
-};
-
-static_assert(sizeof(struct prism_nl_dump_ctx) <=
-	      sizeof_field(struct netlink_callback, ctx));
-
-/*
- * Dump what belongs to one endpoint, resuming at the position in ctx.
- * Returns 0 when the endpoint is done or -EMSGSIZE when skb is full.
+/**
+ * prism_nl_dump() - walk the endpoints of the requester's netns for a dump
+ * @skb: the reply being filled
+ * @cb: the dump's state: position in cb->ctx (struct prism_nl_dump_ctx),
+ *      optional PRISM_ATTR_EP filter
+ * @dump_ep: puts what belongs to one endpoint, resuming at the position
+ *
+ * Endpoints are walked in id order under rcu_read_lock(); a full @skb ends
+ * this call and the next one resumes where it stopped.
+ *
+ * Context: Process context; takes rcu_read_lock().
+ * Return: the length of @skb while there is more to dump, 0 once done, or
+ * a negative errno (-ENOENT when the filter names no endpoint).
  */
-typedef int (*prism_nl_dump_ep_t)(struct sk_buff *skb,
-				  struct netlink_callback *cb,
-				  struct prism_sock *psk,
-				  struct prism_nl_dump_ctx *ctx);
-
-static int prism_nl_dump(struct sk_buff *skb, struct netlink_callback *cb,
-			 prism_nl_dump_ep_t dump_ep)
+int prism_nl_dump(struct sk_buff *skb, struct netlink_callback *cb,
+		  prism_nl_dump_ep_t dump_ep)
 {
 	struct nlattr **attrs = prism_dumpit_attrs(cb);
 	struct prism_nl_dump_ctx *ctx = (void *)cb->ctx;
@@ -435,36 +390,6 @@ static int prism_nl_region_dumpit(struct sk_buff *skb,
 	return prism_nl_dump(skb, cb, prism_nl_region_dump_one);
 }
 
-static int prism_nl_fl_dump_one(struct sk_buff *skb,
-				struct netlink_callback *cb,
-				struct prism_sock *psk,
-				struct prism_nl_dump_ctx *ctx)
-{
-	bool admin = netlink_capable(cb->skb, CAP_NET_ADMIN);
-	const struct nlattr *want = prism_dumpit_attrs(cb)[PRISM_ATTR_FL_ID];
-	struct prism_freelist *fl;
-	unsigned long id;
-	int err;
-
-	xa_for_each_start(&psk->mem.freelists, id, fl, ctx->sub_idx) {
-		if (want && fl->id != nla_get_u32(want))
-			continue;
-		err = prism_nl_fill_fl(skb, psk, fl, NETLINK_CB(cb->skb).portid,
-				       cb->nlh->nlmsg_seq, NLM_F_MULTI,
-				       PRISM_CMD_FREELIST_GET, admin);
-		if (err) {
-			ctx->sub_idx = id;
-			return err;
-		}
-	}
-	return 0;
-}
-
-static int prism_nl_fl_dumpit(struct sk_buff *skb, struct netlink_callback *cb)
-{
-	return prism_nl_dump(skb, cb, prism_nl_fl_dump_one);
-}
-
 static int prism_nl_peer_dump_one(struct sk_buff *skb,
 				  struct netlink_callback *cb,
 				  struct prism_sock *psk,
@@ -504,7 +429,15 @@ static int prism_nl_peer_dumpit(struct sk_buff *skb,
 /* ---------------------------------------------------------------------------
  * Single-object requests.
  */
-static bool prism_nl_missing(struct genl_info *info, int type)
+/**
+ * prism_nl_missing() - check that a request carries a required attribute
+ * @info: the request
+ * @type: the attribute (PRISM_ATTR_*)
+ *
+ * Context: Any.
+ * Return: true (with an extack message naming it) when @type is missing.
+ */
+bool prism_nl_missing(struct genl_info *info, int type)
 {
 	if (!GENL_REQ_ATTR_CHECK(info, type))
 		return false;
@@ -518,11 +451,15 @@ static void prism_nl_no_ep(struct genl_info *info)
 			    "no endpoint with this id in this network namespace");
 }
 
-/*
- * The socket bound to endpoint ep in the requester's netns, with a
- * reference (sock_put() when done), or NULL.
+/**
+ * prism_nl_get_sock() - the socket of the endpoint a request names
+ * @info: the request; PRISM_ATTR_EP checked present by the caller
+ *
+ * Context: Any; takes rcu_read_lock().
+ * Return: the socket bound to that endpoint in the requester's netns, with
+ * a reference (sock_put() when done), or NULL with an extack message.
  */
-static struct prism_sock *prism_nl_get_sock(struct genl_info *info)
+struct prism_sock *prism_nl_get_sock(struct genl_info *info)
 {
 	struct prism_sock *psk;
 
@@ -538,20 +475,19 @@ static struct prism_sock *prism_nl_get_sock(struct genl_info *info)
 	return psk;
 }
 
-/*
- * Fills msg with one object of psk for the request req, or sets an extack
- * message and fails.
+/**
+ * prism_nl_reply_one() - answer a request for one object of an endpoint
+ * @req: the request
+ * @info: its attributes; PRISM_ATTR_EP checked present by the caller
+ * @fill: puts the object into the reply, or sets an extack message and
+ *        fails; runs under rcu_read_lock() with the endpoint found
+ *
+ * Context: Process context, may sleep.
+ * Return: genlmsg_reply()'s result, or a negative errno (-ENOMEM, -ENOENT
+ * for an unknown endpoint, or @fill's).
  */
-typedef int (*prism_nl_fill_one_t)(struct sk_buff *msg, struct prism_sock *psk,
-				   const struct sk_buff *req,
-				   struct genl_info *info);
-
-/*
- * Answer a request for one object of the endpoint PRISM_ATTR_EP (checked
- * present by the caller): fill() runs under RCU with the endpoint found.
- */
-static int prism_nl_reply_one(const struct sk_buff *req, struct genl_info *info,
-			      prism_nl_fill_one_t fill)
+int prism_nl_reply_one(const struct sk_buff *req, struct genl_info *info,
+		       prism_nl_fill_one_t fill)
 {
 	struct prism_sock *psk;
 	struct sk_buff *msg;
@@ -591,346 +527,6 @@ static int prism_nl_ep_doit(struct sk_buff *skb, struct genl_info *info)
 	if (prism_nl_missing(info, PRISM_ATTR_EP))
 		return -EINVAL;
 	return prism_nl_reply_one(skb, info, prism_nl_ep_fill_one);
-}
-
-static int prism_nl_fl_fill_one(struct sk_buff *msg, struct prism_sock *psk,
-				const struct sk_buff *req,
-				struct genl_info *info)
-{
-	struct prism_freelist *fl;
-
-	fl = xa_load(&psk->mem.freelists,
-		     nla_get_u32(info->attrs[PRISM_ATTR_FL_ID]));
-	if (!fl) {
-		NL_SET_ERR_MSG_ATTR(info->extack, info->attrs[PRISM_ATTR_FL_ID],
-				    "no free list with this id on the endpoint");
-		return -ENOENT;
-	}
-	return prism_nl_fill_fl(msg, psk, fl, info->snd_portid, info->snd_seq,
-				0, PRISM_CMD_FREELIST_GET,
-				netlink_capable(req, CAP_NET_ADMIN));
-}
-
-static int prism_nl_fl_doit(struct sk_buff *skb, struct genl_info *info)
-{
-	if (prism_nl_missing(info, PRISM_ATTR_EP) ||
-	    prism_nl_missing(info, PRISM_ATTR_FL_ID))
-		return -EINVAL;
-	return prism_nl_reply_one(skb, info, prism_nl_fl_fill_one);
-}
-
-static int prism_nl_fl_create_doit(struct sk_buff *skb, struct genl_info *info)
-{
-	struct prism_freelist *fl;
-	struct prism_sock *psk;
-	struct sk_buff *msg;
-	u32 id;
-	int err;
-
-	if (prism_nl_missing(info, PRISM_ATTR_EP) ||
-	    prism_nl_missing(info, PRISM_ATTR_RKEY) ||
-	    prism_nl_missing(info, PRISM_ATTR_FL_BUF_SIZE) ||
-	    prism_nl_missing(info, PRISM_ATTR_FL_CAPACITY))
-		return -EINVAL;
-	/* Before creating: a list nobody hears about would be leaked. */
-	msg = genlmsg_new(NLMSG_GOODSIZE, GFP_KERNEL);
-	if (!msg)
-		return -ENOMEM;
-	psk = prism_nl_get_sock(info);
-	if (!psk) {
-		err = -ENOENT;
-		goto out_free;
-	}
-
-	/* Serialised with the owner's memory ioctls, as they are among them. */
-	lock_sock(&psk->sk);
-	err = prism_freelist_create(&psk->mem,
-				    nla_get_u64(info->attrs[PRISM_ATTR_RKEY]),
-				    nla_get_u32(info->attrs[PRISM_ATTR_FL_BUF_SIZE]),
-				    nla_get_u32(info->attrs[PRISM_ATTR_FL_CAPACITY]),
-				    &id);
-	if (!err)
-		prism_notify_fl(psk, PRISM_CMD_FREELIST_NEW, id);
-	release_sock(&psk->sk);
-	switch (err) {
-	case 0:
-		break;
-	case -ENOENT:
-		NL_SET_ERR_MSG_ATTR(info->extack, info->attrs[PRISM_ATTR_RKEY],
-				    "no region with this rkey on the endpoint");
-		goto out_put;
-	case -EINVAL:
-		NL_SET_ERR_MSG_ATTR(info->extack,
-				    info->attrs[PRISM_ATTR_FL_BUF_SIZE],
-				    "buffer size larger than the region");
-		goto out_put;
-	case -ENOSPC:
-		GENL_SET_ERR_MSG(info, "no free list id left on the endpoint");
-		goto out_put;
-	default:
-		goto out_put;
-	}
-
-	rcu_read_lock();
-	fl = xa_load(&psk->mem.freelists, id);
-	if (fl) {
-		err = prism_nl_fill_fl(msg, psk, fl, info->snd_portid,
-				       info->snd_seq, 0,
-				       PRISM_CMD_FREELIST_CREATE, true);
-	} else {
-		/* Socket closed right after: the list is gone with it. */
-		GENL_SET_ERR_MSG(info, "endpoint closed while creating the free list");
-		err = -ENOENT;
-	}
-	rcu_read_unlock();
-	sock_put(&psk->sk);
-	if (err)
-		goto out_free;
-	return genlmsg_reply(msg, info);
-
-out_put:
-	sock_put(&psk->sk);
-out_free:
-	nlmsg_free(msg);
-	return err;
-}
-
-/* Geometry of a free list and its region, copied out under RCU. */
-struct prism_nl_fl_geom {
-	u32	buf_size;
-	u32	room;		/* capacity - count at the time of the look */
-	u64	start;		/* region */
-	u64	len;
-};
-
-static int prism_nl_fl_geom(struct prism_sock *psk, u32 id,
-			    struct prism_nl_fl_geom *g)
-{
-	struct prism_freelist *fl;
-	struct prism_region *r;
-	int err = -ENOENT;
-
-	rcu_read_lock();
-	fl = xa_load(&psk->mem.freelists, id);
-	r = fl ? prism_region_find(&psk->mem, fl->rkey) : NULL;
-	if (r) {
-		g->buf_size = fl->buf_size;
-		g->room = fl->capacity - READ_ONCE(fl->count);
-		g->start = r->start;
-		g->len = r->len;
-		err = 0;
-	}
-	rcu_read_unlock();
-	return err;
-}
-
-/* The same test as prism_freelist_post(): buffer a fits in the region. */
-static bool prism_nl_buf_ok(const struct prism_nl_fl_geom *g, u64 a)
-{
-	return a >= g->start && a - g->start <= g->len &&
-	       g->buf_size <= g->len - (a - g->start);
-}
-
-/*
- * The addresses of a FREELIST_POST request.  PRISM_ATTR_FL_ADDRS may be
- * repeated, one attribute holding at most 64 KiB: the entries of all of
- * them count, in order.  Without out, returns how many there are (or
- * -EINVAL when too many); with out, stores them and checks each against
- * the list g.
- */
-static int prism_nl_addrs(struct genl_info *info,
-			  const struct prism_nl_fl_geom *g, u64 *out)
-{
-	const struct nlattr *nest, *a;
-	int rem, rem2;
-	u32 n = 0;
-
-	nlmsg_for_each_attr(nest, info->nlhdr, GENL_HDRLEN, rem) {
-		if (nla_type(nest) != PRISM_ATTR_FL_ADDRS)
-			continue;
-		nla_for_each_nested(a, nest, rem2) {
-			if (n == PRISM_GENL_POST_MAX) {
-				NL_SET_ERR_MSG_ATTR(info->extack, a,
-						    "too many buffers in one post");
-				return -EINVAL;
-			}
-			if (out) {
-				out[n] = nla_get_u64(a);
-				if (!prism_nl_buf_ok(g, out[n])) {
-					NL_SET_ERR_MSG_ATTR(info->extack, a,
-							    "buffer not inside the free list's region");
-					return -EINVAL;
-				}
-			}
-			n++;
-		}
-	}
-	return n;
-}
-
-/*
- * Build the address array of a FREELIST_POST request (kvfree() it) and
- * check every buffer against the list.  Returns the array or an ERR_PTR.
- */
-static u64 *prism_nl_post_addrs(struct genl_info *info,
-				const struct prism_nl_fl_geom *g, u32 *count)
-{
-	struct nlattr **tb = info->attrs;
-	u64 *addrs, start, span;
-	u32 n, i;
-	int err;
-
-	if (tb[PRISM_ATTR_FL_ADDRS]) {
-		err = prism_nl_addrs(info, g, NULL);
-		if (err < 0)
-			return ERR_PTR(err);
-		n = err;
-		if (!n) {
-			NL_SET_ERR_MSG_ATTR(info->extack,
-					    tb[PRISM_ATTR_FL_ADDRS],
-					    "empty address list");
-			return ERR_PTR(-EINVAL);
-		}
-	} else {
-		n = nla_get_u32(tb[PRISM_ATTR_FL_CARVE_COUNT]);
-		start = nla_get_u64(tb[PRISM_ATTR_FL_CARVE_START]);
-		if (check_mul_overflow((u64)(n - 1), (u64)g->buf_size, &span) ||
-		    check_add_overflow(start, span, &span)) {
-			NL_SET_ERR_MSG_ATTR(info->extack,
-					    tb[PRISM_ATTR_FL_CARVE_COUNT],
-					    "carve runs past the end of the address space");
-			return ERR_PTR(-EINVAL);
-		}
-	}
-	if (n > g->room) {
-		NL_SET_ERR_MSG(info->extack,
-			       "not enough room in the free list for that many buffers");
-		return ERR_PTR(-ENOSPC);
-	}
-
-	addrs = kvmalloc_array(n, sizeof(*addrs), GFP_KERNEL);
-	if (!addrs)
-		return ERR_PTR(-ENOMEM);
-	if (tb[PRISM_ATTR_FL_ADDRS]) {
-		err = prism_nl_addrs(info, g, addrs);
-		if (err < 0) {
-			kvfree(addrs);
-			return ERR_PTR(err);
-		}
-	} else {
-		for (i = 0; i < n; i++)
-			addrs[i] = start + (u64)i * g->buf_size;
-		if (!prism_nl_buf_ok(g, addrs[0]) ||
-		    !prism_nl_buf_ok(g, addrs[n - 1])) {
-			NL_SET_ERR_MSG(info->extack,
-				       "carved buffers not inside the free list's region");
-			kvfree(addrs);
-			return ERR_PTR(-EINVAL);
-		}
-	}
-	*count = n;
-	return addrs;
-}
-
-static int prism_nl_fl_post_doit(struct sk_buff *skb, struct genl_info *info)
-{
-	struct nlattr **tb = info->attrs;
-	struct prism_nl_fl_geom g;
-	struct prism_freelist *fl;
-	struct prism_sock *psk;
-	struct sk_buff *msg;
-	u32 id, count = 0;
-	void *hdr;
-	u64 *addrs;
-	int err;
-
-	if (prism_nl_missing(info, PRISM_ATTR_EP) ||
-	    prism_nl_missing(info, PRISM_ATTR_FL_ID))
-		return -EINVAL;
-	if (tb[PRISM_ATTR_FL_ADDRS] &&
-	    (tb[PRISM_ATTR_FL_CARVE_START] || tb[PRISM_ATTR_FL_CARVE_COUNT])) {
-		GENL_SET_ERR_MSG(info, "give either addresses or a carve, not both");
-		return -EINVAL;
-	}
-	if (!tb[PRISM_ATTR_FL_ADDRS]) {
-		if (!tb[PRISM_ATTR_FL_CARVE_START] &&
-		    !tb[PRISM_ATTR_FL_CARVE_COUNT]) {
-			GENL_SET_ERR_MSG(info, "no buffers: give addresses or a carve");
-			return -EINVAL;
-		}
-		if (prism_nl_missing(info, PRISM_ATTR_FL_CARVE_START) ||
-		    prism_nl_missing(info, PRISM_ATTR_FL_CARVE_COUNT)) {
-			GENL_SET_ERR_MSG(info, "a carve needs both start and count");
-			return -EINVAL;
-		}
-	}
-	id = nla_get_u32(tb[PRISM_ATTR_FL_ID]);
-
-	msg = genlmsg_new(NLMSG_GOODSIZE, GFP_KERNEL);
-	if (!msg)
-		return -ENOMEM;
-	psk = prism_nl_get_sock(info);
-	if (!psk) {
-		err = -ENOENT;
-		goto out_free;
-	}
-	err = prism_nl_fl_geom(psk, id, &g);
-	if (err) {
-		NL_SET_ERR_MSG_ATTR(info->extack, tb[PRISM_ATTR_FL_ID],
-				    "no free list with this id on the endpoint");
-		goto out_put;
-	}
-	addrs = prism_nl_post_addrs(info, &g, &count);
-	if (IS_ERR(addrs)) {
-		err = PTR_ERR(addrs);
-		goto out_put;
-	}
-	/* Checks everything again under the list's locks. */
-	lock_sock(&psk->sk);
-	err = prism_freelist_post(&psk->mem, id, addrs, count);
-	release_sock(&psk->sk);
-	kvfree(addrs);
-	switch (err) {
-	case 0:
-		break;
-	case -ENOENT:
-		GENL_SET_ERR_MSG(info, "free list destroyed while posting");
-		goto out_put;
-	case -ENOSPC:
-		GENL_SET_ERR_MSG(info, "not enough room in the free list for that many buffers");
-		goto out_put;
-	case -EINVAL:
-		GENL_SET_ERR_MSG(info, "buffer not inside the free list's region");
-		goto out_put;
-	default:
-		goto out_put;
-	}
-
-	err = -EMSGSIZE;
-	hdr = genlmsg_put_reply(msg, info, &prism_genl_family, 0,
-				PRISM_CMD_FREELIST_POST);
-	if (!hdr)
-		goto out_put;
-	if (nla_put_u32(msg, PRISM_ATTR_EP, psk->ep) ||
-	    nla_put_u32(msg, PRISM_ATTR_FL_ID, id) ||
-	    nla_put_u32(msg, PRISM_ATTR_FL_POSTED, count))
-		goto out_put;
-	rcu_read_lock();
-	fl = xa_load(&psk->mem.freelists, id);
-	err = fl ? nla_put_u32(msg, PRISM_ATTR_FL_COUNT, READ_ONCE(fl->count))
-		 : 0;
-	rcu_read_unlock();
-	if (err)
-		goto out_put;
-	genlmsg_end(msg, hdr);
-	sock_put(&psk->sk);
-	return genlmsg_reply(msg, info);
-
-out_put:
-	sock_put(&psk->sk);
-out_free:
-	nlmsg_free(msg);
-	return err;
 }
 
 static int prism_nl_stats_doit(struct sk_buff *skb, struct genl_info *info)
@@ -1184,7 +780,7 @@ static const struct genl_ops prism_genl_ops[] = {
 };
 
 /* resv_start_op 0: strict validation of header and attributes everywhere. */
-static struct genl_family prism_genl_family __ro_after_init = {
+struct genl_family prism_genl_family __ro_after_init = {
 	.name		= PRISM_GENL_NAME,
 	.version	= PRISM_GENL_VERSION,
 	.netnsok	= true,

@@ -1,0 +1,66 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Private to the generic netlink family: netlink.c registers it and serves
+ * the endpoint, region, stats and peer commands and the events;
+ * netlink_fl.c serves the free-list commands.  This header is what the
+ * two share: the family, the dump walker and the single-object request
+ * helpers of netlink.c, and the free-list handlers of netlink_fl.c.
+ */
+#ifndef _PRISM_NL_H
+#define _PRISM_NL_H
+
+#include <net/genetlink.h>
+#include "prism_net.h"
+
+/* Largest free list region.c accepts (its PRISM_FL_MAX_CAPACITY). */
+#define PRISM_NL_FL_MAX_CAPACITY	65536U
+
+extern struct genl_family prism_genl_family;
+
+/* Position of a dump between calls, kept in netlink_callback.ctx. */
+struct prism_nl_dump_ctx {
+	u64		ep_next;	/* endpoint id to dump next */
+	unsigned int	sub_bucket;	/* REGION_GET: region hash bucket */
+	unsigned long	sub_idx;	/* REGION_GET: next region in the
+					 * bucket; FREELIST_GET: next id
+					 */
+	bool		started;	/* something was dumped already */
+	bool		done;
+};
+
+static_assert(sizeof(struct prism_nl_dump_ctx) <=
+	      sizeof_field(struct netlink_callback, ctx));
+
+/*
+ * Dump what belongs to one endpoint, resuming at the position in ctx.
+ * Returns 0 when the endpoint is done or -EMSGSIZE when skb is full.
+ */
+typedef int (*prism_nl_dump_ep_t)(struct sk_buff *skb,
+				  struct netlink_callback *cb,
+				  struct prism_sock *psk,
+				  struct prism_nl_dump_ctx *ctx);
+
+int prism_nl_dump(struct sk_buff *skb, struct netlink_callback *cb,
+		  prism_nl_dump_ep_t dump_ep);
+
+bool prism_nl_missing(struct genl_info *info, int type);
+struct prism_sock *prism_nl_get_sock(struct genl_info *info);
+
+/*
+ * Fills msg with one object of psk for the request req, or sets an extack
+ * message and fails.
+ */
+typedef int (*prism_nl_fill_one_t)(struct sk_buff *msg, struct prism_sock *psk,
+				   const struct sk_buff *req,
+				   struct genl_info *info);
+
+int prism_nl_reply_one(const struct sk_buff *req, struct genl_info *info,
+		       prism_nl_fill_one_t fill);
+
+/* netlink_fl.c: PRISM_CMD_FREELIST_GET, _CREATE and _POST. */
+int prism_nl_fl_dumpit(struct sk_buff *skb, struct netlink_callback *cb);
+int prism_nl_fl_doit(struct sk_buff *skb, struct genl_info *info);
+int prism_nl_fl_create_doit(struct sk_buff *skb, struct genl_info *info);
+int prism_nl_fl_post_doit(struct sk_buff *skb, struct genl_info *info);
+
+#endif /* _PRISM_NL_H */
