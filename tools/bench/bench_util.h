@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * Helpers shared by the benchmark programs (bench_first, bench_uring,
- * rxe_lat, uring-mech/mech_bench): errors, the server's info file, the
+ * rxe_lat): errors, the server's info file, the
  * interleaved-rounds driver and JSON boilerplate.  Clocks, latency
  * statistics and atomic file writes are prism_util's (tools/lib/c; the
  * programs compile prism_util.c in).

@@ -6,8 +6,7 @@
  * log-linear histogram), a writer of flat JSON records and small files.
  *
  * Plain C11 and libc (-lm); independent of liburing-prism, so programs
- * that do not link it (uring-mech/mech_bench, the host unit tests) can use
- * it too.  Each Makefile compiles prism_util.c in (see prism_util.mk).
+ * that do not link it (the host unit tests) can use it too.  Each Makefile compiles prism_util.c in (see prism_util.mk).
  */
 #ifndef PRISM_UTIL_H
 #define PRISM_UTIL_H
