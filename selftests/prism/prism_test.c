@@ -6,7 +6,8 @@
  *	bind IF/EP, register the test regions and free lists, write INFO
  *	(atomically), then sleep in pause() forever
  *   prism_test client CASE --if IF --info INFO [--peer-ns NS --peer-if IF]
- *	run one end-to-end case against the server; exit 0 = pass
+ *	run one end-to-end case against the server; exit 0 = pass (the
+ *	cases: cases/, listed in cases/registry.c)
  *   prism_test client-all --outdir DIR --if IF --info INFO [--peer-ns ..]
  *		[CASE...]
  *	run the cases (default: all), each in a forked child with a 120 s

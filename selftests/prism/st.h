@@ -15,8 +15,8 @@
 #include "liburing-prism.h"
 
 /* ------------------------------------------------------------------------
- * Server memory layout (see cmd_server() in prism_test.c).  Offsets into
- * the RW region.
+ * Server memory layout (set up by cmd_server() in prism_test.c).  Offsets
+ * into the RW region.
  */
 #define RW_LEN		(256u * 1024)
 #define PAT_END		0x10000u	/* [0, PAT_END): pattern, never written */
@@ -119,7 +119,8 @@ long long proc_ctxt_switches(pid_t pid);
 int open_in_netns(const char *ns, const char *ifname, __u32 ep);
 
 /* ------------------------------------------------------------------------
- * Client context for the test cases.
+ * Client context for the test cases (cases/: one file per feature, the
+ * table st_cases[] in cases/registry.c, their helpers in cases/cases.h).
  */
 struct client {
 	int			fd;

@@ -156,8 +156,8 @@ guest_client2() {
 # Guest 0: the coordinator (TAP)
 # ---------------------------------------------------------------------------
 # Client cases that only use the network.  The others set up or check
-# the server's memory with process_vm_readv/writev (cases.c: setup(),
-# check_mem(), ring_setup()...), read its /proc entries or open sockets
+# the server's memory with process_vm_readv/writev (selftests/prism/cases/:
+# setup(), check_mem(), ring_setup()...), read its /proc entries or open sockets
 # in its network namespace: same kernel only.
 net_cases=" read_direct scratch no_endpoint timeout window_per_peer peer_limit "
 net_cases+=" errno_socket errno_chain errno_ioctl stats "
