@@ -31,7 +31,7 @@ fi
 
 cd "$repo"
 findings=0
-for f in kmod/*.c kmod/*.h kmod/kunit/*.c; do
+for f in kmod/*.c kmod/*.h kmod/kunit/*.c kmod/kunit/*.h; do
 	case $f in *.mod.c) continue ;; esac
 	# compat.h is the one place that tests the kernel version.
 	ign=
@@ -54,7 +54,7 @@ echo "lint: sparse: $n finding(s)"
 # parameters, a comment naming another function than the one after it),
 # then the functions that must have one and have none.
 kfiles=()
-for f in kmod/*.c kmod/*.h kmod/kunit/*.c; do
+for f in kmod/*.c kmod/*.h kmod/kunit/*.c kmod/kunit/*.h; do
 	case $f in *.mod.c) continue ;; esac
 	kfiles+=("$f")
 done
