@@ -354,7 +354,7 @@ static void prism_ref_copy(const struct prism_ref *dst,
 }
 
 /* State of the op being executed. */
-struct prism_opx {
+struct prism_op_state {
 	struct prism_exec_ctx		*ctx;
 	const struct prism_op		*op;
 	u8				*scratch;
@@ -363,8 +363,8 @@ struct prism_opx {
 };
 
 /* The op's region, if it grants need. */
-static int prism_opx_region(struct prism_opx *x, u32 need,
-			    const struct prism_region **rp)
+static int prism_resolve_region(struct prism_op_state *x, u32 need,
+				const struct prism_region **rp)
 {
 	if (!x->looked_up) {
 		x->region = prism_region_find(x->ctx->mem, x->op->rkey);
@@ -379,13 +379,13 @@ static int prism_opx_region(struct prism_opx *x, u32 need,
 }
 
 /* Region bytes [va, va + len), entirely inside the op's region. */
-static int prism_opx_mem(struct prism_opx *x, u64 va, u64 len, u32 need,
-			 struct prism_ref *ref)
+static int prism_resolve_mem(struct prism_op_state *x, u64 va, u64 len, u32 need,
+			     struct prism_ref *ref)
 {
 	const struct prism_region *r;
 	int st;
 
-	st = prism_opx_region(x, need, &r);
+	st = prism_resolve_region(x, need, &r);
 	if (st)
 		return st;
 	if (va < r->start || va - r->start > r->len ||
@@ -398,11 +398,11 @@ static int prism_opx_mem(struct prism_opx *x, u64 va, u64 len, u32 need,
 }
 
 /* [addr, addr + len) in the scratch area or in the op's region. */
-static int prism_opx_ref(struct prism_opx *x, bool scratch, u64 addr,
-			 u64 len, u32 need, struct prism_ref *ref)
+static int prism_resolve_ref(struct prism_op_state *x, bool scratch, u64 addr,
+			     u64 len, u32 need, struct prism_ref *ref)
 {
 	if (!scratch)
-		return prism_opx_mem(x, addr, len, need, ref);
+		return prism_resolve_mem(x, addr, len, need, ref);
 	/* Checked by prism_op_check() already; never trust a single check. */
 	if (addr > PRISM_SCRATCH_SIZE || len > PRISM_SCRATCH_SIZE - addr)
 		return PRISM_S_ACCESS;
@@ -413,15 +413,15 @@ static int prism_opx_ref(struct prism_opx *x, bool scratch, u64 addr,
 }
 
 /* Load the pointer (and bound) at op.addr. */
-static int prism_opx_pointer(struct prism_opx *x, u64 *ptr, u64 *bound)
+static int prism_resolve_pointer(struct prism_op_state *x, u64 *ptr, u64 *bound)
 {
 	u8 buf[2 * sizeof(u64)];
 	u32 n = bound ? 2 * sizeof(u64) : sizeof(u64);
 	struct prism_ref ref;
 	int st;
 
-	st = prism_opx_ref(x, x->op->flags & PRISM_F_ADDR_SCRATCH,
-			   x->op->addr, n, PRISM_ACCESS_REMOTE_READ, &ref);
+	st = prism_resolve_ref(x, x->op->flags & PRISM_F_ADDR_SCRATCH,
+			       x->op->addr, n, PRISM_ACCESS_REMOTE_READ, &ref);
 	if (st)
 		return st;
 	prism_ref_read(&ref, 0, buf, n);
@@ -432,36 +432,36 @@ static int prism_opx_pointer(struct prism_opx *x, u64 *ptr, u64 *bound)
 }
 
 /* The target of a WRITE or CAS: at addr, or where addr points. */
-static int prism_opx_target(struct prism_opx *x, u32 len, u32 need,
-			    struct prism_ref *ref)
+static int prism_resolve_target(struct prism_op_state *x, u32 len, u32 need,
+				struct prism_ref *ref)
 {
 	u64 ptr;
 	int st;
 
 	if (x->op->flags & PRISM_F_INDIRECT) {
-		st = prism_opx_pointer(x, &ptr, NULL);
+		st = prism_resolve_pointer(x, &ptr, NULL);
 		if (st)
 			return st;
-		return prism_opx_mem(x, ptr, len, need, ref);
+		return prism_resolve_mem(x, ptr, len, need, ref);
 	}
-	return prism_opx_ref(x, x->op->flags & PRISM_F_ADDR_SCRATCH,
-			     x->op->addr, len, need, ref);
+	return prism_resolve_ref(x, x->op->flags & PRISM_F_ADDR_SCRATCH,
+				 x->op->addr, len, need, ref);
 }
 
 /* Where a redirected output of at most len bytes goes. */
-static int prism_opx_redirect(struct prism_opx *x, u32 len,
-			      struct prism_ref *ref)
+static int prism_resolve_redirect(struct prism_op_state *x, u32 len,
+				  struct prism_ref *ref)
 {
-	return prism_opx_ref(x, x->op->flags & PRISM_F_REDIRECT_SCRATCH,
-			     x->op->redirect, len, PRISM_ACCESS_REMOTE_WRITE,
-			     ref);
+	return prism_resolve_ref(x, x->op->flags & PRISM_F_REDIRECT_SCRATCH,
+				 x->op->redirect, len, PRISM_ACCESS_REMOTE_WRITE,
+				 ref);
 }
 
 /* ---------------------------------------------------------------------------
  * Ops.  Each returns a PRISM_S_* status and sets *out_len to the bytes it
  * wrote at out (its output in the response).
  */
-static int prism_exec_read(struct prism_opx *x, const struct prism_pop *p,
+static int prism_exec_read(struct prism_op_state *x, const struct prism_decoded_op *p,
 			   u8 *out, u32 *out_len)
 {
 	const struct prism_op *op = &p->op;
@@ -472,21 +472,21 @@ static int prism_exec_read(struct prism_opx *x, const struct prism_pop *p,
 	if (op->flags & PRISM_F_INDIRECT) {
 		bool bounded = op->flags & PRISM_F_BOUNDED;
 
-		st = prism_opx_pointer(x, &ptr, bounded ? &bound : NULL);
+		st = prism_resolve_pointer(x, &ptr, bounded ? &bound : NULL);
 		if (st)
 			return st;
 		if (bounded && bound < n)
 			n = bound;
-		st = prism_opx_mem(x, ptr, n, PRISM_ACCESS_REMOTE_READ, &src);
+		st = prism_resolve_mem(x, ptr, n, PRISM_ACCESS_REMOTE_READ, &src);
 	} else {
-		st = prism_opx_ref(x, op->flags & PRISM_F_ADDR_SCRATCH,
-				   op->addr, n, PRISM_ACCESS_REMOTE_READ, &src);
+		st = prism_resolve_ref(x, op->flags & PRISM_F_ADDR_SCRATCH,
+				       op->addr, n, PRISM_ACCESS_REMOTE_READ, &src);
 	}
 	if (st)
 		return st;
 
 	if (op->flags & PRISM_F_REDIRECT) {
-		st = prism_opx_redirect(x, op->len, &dst);
+		st = prism_resolve_redirect(x, op->len, &dst);
 		if (st)
 			return st;
 		if (n)
@@ -503,19 +503,19 @@ static int prism_exec_read(struct prism_opx *x, const struct prism_pop *p,
 	return PRISM_S_OK;
 }
 
-static int prism_exec_write(struct prism_opx *x, const struct prism_pop *p)
+static int prism_exec_write(struct prism_op_state *x, const struct prism_decoded_op *p)
 {
 	const struct prism_op *op = &p->op;
 	struct prism_ref src, dst;
 	int st;
 
-	st = prism_opx_target(x, op->len, PRISM_ACCESS_REMOTE_WRITE, &dst);
+	st = prism_resolve_target(x, op->len, PRISM_ACCESS_REMOTE_WRITE, &dst);
 	if (st)
 		return st;
 	if (op->flags & PRISM_F_DATA_INDIRECT) {
-		st = prism_opx_ref(x, op->flags & PRISM_F_ARG_SCRATCH,
-				   op->arg_addr, op->len,
-				   PRISM_ACCESS_REMOTE_READ, &src);
+		st = prism_resolve_ref(x, op->flags & PRISM_F_ARG_SCRATCH,
+				       op->arg_addr, op->len,
+				       PRISM_ACCESS_REMOTE_READ, &src);
 		if (st)
 			return st;
 		prism_ref_copy(&dst, &src, op->len);
@@ -526,20 +526,20 @@ static int prism_exec_write(struct prism_opx *x, const struct prism_pop *p)
 }
 
 /* Load a CAS operand of len bytes from arg_addr or swap_addr. */
-static int prism_opx_operand(struct prism_opx *x, u64 addr, u8 *buf)
+static int prism_resolve_operand(struct prism_op_state *x, u64 addr, u8 *buf)
 {
 	struct prism_ref ref;
 	int st;
 
-	st = prism_opx_ref(x, x->op->flags & PRISM_F_ARG_SCRATCH, addr,
-			   x->op->len, PRISM_ACCESS_REMOTE_READ, &ref);
+	st = prism_resolve_ref(x, x->op->flags & PRISM_F_ARG_SCRATCH, addr,
+			       x->op->len, PRISM_ACCESS_REMOTE_READ, &ref);
 	if (st)
 		return st;
 	prism_ref_read(&ref, 0, buf, x->op->len);
 	return PRISM_S_OK;
 }
 
-static int prism_exec_cas(struct prism_opx *x, const struct prism_pop *p,
+static int prism_exec_cas(struct prism_op_state *x, const struct prism_decoded_op *p,
 			  u8 *out, u32 *out_len)
 {
 	u8 cmp[PRISM_MAX_CAS], swp[PRISM_MAX_CAS], old[PRISM_MAX_CAS];
@@ -552,11 +552,11 @@ static int prism_exec_cas(struct prism_opx *x, const struct prism_pop *p,
 
 	a.len = op->len;
 	a.mode = op->cas_mode;
-	st = prism_opx_target(x, op->len, PRISM_ACCESS_REMOTE_ATOMIC, &tgt);
+	st = prism_resolve_target(x, op->len, PRISM_ACCESS_REMOTE_ATOMIC, &tgt);
 	if (st)
 		return st;
 	if (op->flags & PRISM_F_CMP_INDIRECT) {
-		st = prism_opx_operand(x, op->arg_addr, cmp);
+		st = prism_resolve_operand(x, op->arg_addr, cmp);
 		if (st)
 			return st;
 		a.cmp = cmp;
@@ -565,7 +565,7 @@ static int prism_exec_cas(struct prism_opx *x, const struct prism_pop *p,
 		d += op->len;
 	}
 	if (op->flags & PRISM_F_SWAP_INDIRECT) {
-		st = prism_opx_operand(x, op->swap_addr, swp);
+		st = prism_resolve_operand(x, op->swap_addr, swp);
 		if (st)
 			return st;
 		a.swp = swp;
@@ -576,7 +576,7 @@ static int prism_exec_cas(struct prism_opx *x, const struct prism_pop *p,
 	a.cm = d;
 	a.sm = d + op->len;
 	if (op->flags & PRISM_F_REDIRECT) {
-		st = prism_opx_redirect(x, op->len, &dst);
+		st = prism_resolve_redirect(x, op->len, &dst);
 		if (st)
 			return st;
 	}
@@ -595,7 +595,7 @@ static int prism_exec_cas(struct prism_opx *x, const struct prism_pop *p,
 	return ok ? PRISM_S_OK : PRISM_S_CMP_FAILED;
 }
 
-static int prism_exec_alloc(struct prism_opx *x, const struct prism_pop *p,
+static int prism_exec_alloc(struct prism_op_state *x, const struct prism_decoded_op *p,
 			    u8 *out, u32 *out_len)
 {
 	const struct prism_op *op = &p->op;
@@ -606,11 +606,11 @@ static int prism_exec_alloc(struct prism_opx *x, const struct prism_pop *p,
 	int st;
 
 	/* Everything that can fail is checked before a buffer is taken. */
-	st = prism_opx_region(x, PRISM_ACCESS_REMOTE_WRITE, &r);
+	st = prism_resolve_region(x, PRISM_ACCESS_REMOTE_WRITE, &r);
 	if (st)
 		return st;
 	if (op->flags & PRISM_F_REDIRECT) {
-		st = prism_opx_redirect(x, sizeof(le), &dst);
+		st = prism_resolve_redirect(x, sizeof(le), &dst);
 		if (st)
 			return st;
 	}
@@ -619,7 +619,7 @@ static int prism_exec_alloc(struct prism_opx *x, const struct prism_pop *p,
 	if (st)
 		return st;
 	/* Posted buffers lie in the list's region, which cannot go away. */
-	st = prism_opx_mem(x, addr, op->len, PRISM_ACCESS_REMOTE_WRITE, &buf);
+	st = prism_resolve_mem(x, addr, op->len, PRISM_ACCESS_REMOTE_WRITE, &buf);
 	if (WARN_ON_ONCE(st))
 		return st;
 	if (op->len)
@@ -635,7 +635,7 @@ static int prism_exec_alloc(struct prism_opx *x, const struct prism_pop *p,
 	return PRISM_S_OK;
 }
 
-static int prism_exec_send(struct prism_opx *x, const struct prism_pop *p)
+static int prism_exec_send(struct prism_op_state *x, const struct prism_decoded_op *p)
 {
 	struct prism_exec_ctx *ctx = x->ctx;
 	int st;
@@ -648,7 +648,7 @@ static int prism_exec_send(struct prism_opx *x, const struct prism_pop *p)
 	return st;
 }
 
-static int prism_exec_op(struct prism_opx *x, const struct prism_pop *p,
+static int prism_exec_op(struct prism_op_state *x, const struct prism_decoded_op *p,
 			 u8 *out, u32 *out_len)
 {
 	switch (p->op.opcode) {
@@ -694,8 +694,8 @@ int prism_engine_execute(struct prism_exec_ctx *ctx, const u8 *req,
 	struct prism_wres *res = (struct prism_wres *)resp;
 	u8 scratch[PRISM_SCRATCH_SIZE];
 	u32 need, pos = 0, out;
-	struct prism_pop pop;
-	struct prism_opx x;
+	struct prism_decoded_op pop;
+	struct prism_op_state x;
 	int st = PRISM_S_OK;
 	unsigned int i;
 

@@ -229,12 +229,12 @@ int prism_chain_encode(const u8 *ops, u32 ops_len, u8 nops, u8 *out,
 #define PRISM_MAX_OP_LEN	65536
 
 /**
- * struct prism_pop - one op decoded to host order and validated
+ * struct prism_decoded_op - one op decoded to host order and validated
  * @op: the op
  * @data: op.data_len bytes of inline data (in the body it was parsed from)
  * @out_len: most output bytes returned (0 when redirected)
  */
-struct prism_pop {
+struct prism_decoded_op {
 	struct prism_op	op;
 	const u8	*data;
 	u32		out_len;
@@ -242,7 +242,7 @@ struct prism_pop {
 
 int prism_op_check(const struct prism_op *op, unsigned int idx);
 int prism_wire_parse_op(const u8 *body, u32 body_len, u32 *pos,
-			unsigned int idx, struct prism_pop *pop);
+			unsigned int idx, struct prism_decoded_op *pop);
 int prism_wire_check(const u8 *body, u32 body_len, u8 nops, u32 *resp_len);
 int prism_wire_check_work(const u8 *body, u32 body_len, u8 nops,
 			  u32 *resp_len, u32 *work);

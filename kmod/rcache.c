@@ -403,7 +403,7 @@ static bool prism_chain_authentic(struct prism_sock *psk, const u8 *body,
 				  u32 body_len, u8 nops)
 {
 	bool only_send = true;
-	struct prism_pop pop;
+	struct prism_decoded_op pop;
 	unsigned int i;
 	u32 pos = 0;
 

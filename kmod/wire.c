@@ -210,7 +210,7 @@ static void prism_wop_encode(const struct prism_op *op, struct prism_wop *w)
  * check both and advance *pos.
  */
 static int prism_take_op(const u8 *buf, u32 buf_len, u32 *pos, bool wire,
-			 unsigned int idx, struct prism_pop *pop)
+			 unsigned int idx, struct prism_decoded_op *pop)
 {
 	u32 left, padded;
 
@@ -254,7 +254,7 @@ static int prism_take_op(const u8 *buf, u32 buf_len, u32 *pos, bool wire,
  * invalid (prism_op_check()) or not padded with zeros.
  */
 int prism_wire_parse_op(const u8 *body, u32 body_len, u32 *pos,
-			unsigned int idx, struct prism_pop *pop)
+			unsigned int idx, struct prism_decoded_op *pop)
 {
 	return prism_take_op(body, body_len, pos, true, idx, pop);
 }
@@ -268,7 +268,7 @@ EXPORT_SYMBOL_IF_KUNIT(prism_wire_parse_op);
 static int prism_check_chain(const u8 *buf, u32 buf_len, u8 nops, bool wire,
 			     u32 *resp_len, u32 *work)
 {
-	struct prism_pop pop;
+	struct prism_decoded_op pop;
 	u32 pos = 0, resp, w = 0;
 	unsigned int i;
 
@@ -353,7 +353,7 @@ EXPORT_SYMBOL_IF_KUNIT(prism_wire_check);
 int prism_chain_encode(const u8 *ops, u32 ops_len, u8 nops, u8 *out,
 		       u32 out_cap, u32 *resp_len)
 {
-	struct prism_pop pop;
+	struct prism_decoded_op pop;
 	u32 pos = 0, resp;
 	unsigned int i;
 

@@ -394,7 +394,7 @@ static void t_sample_chain(struct t_fix *f)
 static void encode_matches_hand_built_wire_and_parses_back(struct kunit *test)
 {
 	struct t_fix *f = test->priv;
-	struct prism_pop pop;
+	struct prism_decoded_op pop;
 	u32 resp_len = 0, pos = 0, hpos = 0;
 	unsigned int i;
 	u8 *out;

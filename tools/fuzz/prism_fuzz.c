@@ -309,7 +309,7 @@ static void fz_check_work(const u8 *body, u32 len, u8 nops, int check_rc,
 			  u32 need)
 {
 	u32 need2 = 0, work = 0, sum = 0, pos = 0;
-	struct prism_pop pop;
+	struct prism_decoded_op pop;
 	unsigned int i;
 	int rc;
 
@@ -387,7 +387,7 @@ static void fz_check_resp(const u8 *body, u32 len, u8 nops, const u8 *resp,
 	FZ_ASSERT(ret >= (int)out, ret, out);
 	FZ_ASSERT((u32)ret <= need, ret, need);
 	for (i = 0; i < nops; i++) {
-		struct prism_pop pop;
+		struct prism_decoded_op pop;
 		const struct prism_op *op = &pop.op;
 		u32 olen = be32_to_cpu(res[i].len), k;
 		int st = res[i].status;
