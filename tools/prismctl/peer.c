@@ -14,9 +14,11 @@
 
 #include "prismctl.h"
 
+#define PEER_STAT_NAME(ID, name)	#name,
 static const char *const peer_stat_names[] = {
-	"chains_sent", "chains_completed", "timeouts", "nacks", "retransmits",
+	PRISM_PEER_STATS_LIST(PEER_STAT_NAME)
 };
+#undef PEER_STAT_NAME
 
 _Static_assert(sizeof(peer_stat_names) / sizeof(peer_stat_names[0]) ==
 	       NR_PEER_STATS,

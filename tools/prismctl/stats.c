@@ -8,17 +8,17 @@
 #include <stdint.h>
 #include <stdio.h>
 #include <libmnl/libmnl.h>
+#include <linux/prism.h>
 #include <linux/prism_netlink.h>
 
 #include "prismctl.h"
 
+/* The names of PRISM_STATS_LIST, as in /proc/net/prism. */
+#define STAT_NAME(ID, name)	#name,
 const char *const stat_names[] = {
-	"chains_sent", "chains_completed", "chains_timed_out",
-	"chains_served", "ops_served", "ops_failed", "sends_received",
-	"rx_dropped", "retransmits", "nacks_received", "nacks_sent",
-	"duplicates", "unauth_refused", "replies_limited", "over_budget",
-	"rcvbuf_full", "resp_forged",
+	PRISM_STATS_LIST(STAT_NAME)
 };
+#undef STAT_NAME
 
 /* One name per counter attribute (they start after UNSPEC and PAD). */
 _Static_assert(sizeof(stat_names) / sizeof(stat_names[0]) == NR_STATS,
