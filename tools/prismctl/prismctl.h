@@ -16,7 +16,6 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
-#include <stdio.h>
 #include <linux/netlink.h>
 #include <linux/prism_netlink.h>
 
