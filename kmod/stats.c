@@ -5,28 +5,20 @@
  */
 #include <linux/proc_fs.h>
 #include <linux/seq_file.h>
+#include <linux/stringify.h>
 #include <net/net_namespace.h>
 #include "prism_net.h"
 
+/*
+ * The names of /proc/net/prism: those of PRISM_STATS_LIST, in its order,
+ * which is that of enum prism_stat.
+ */
+#define PRISM_STAT_NAME(ID, name)	__stringify(name),
 static const char * const prism_stat_names[PRISM_STAT_NR] = {
-	[PRISM_STAT_CHAINS_SENT]	= "chains_sent",
-	[PRISM_STAT_CHAINS_COMPLETED]	= "chains_completed",
-	[PRISM_STAT_CHAINS_TIMED_OUT]	= "chains_timed_out",
-	[PRISM_STAT_CHAINS_SERVED]	= "chains_served",
-	[PRISM_STAT_OPS_SERVED]		= "ops_served",
-	[PRISM_STAT_OPS_FAILED]		= "ops_failed",
-	[PRISM_STAT_SENDS_RECEIVED]	= "sends_received",
-	[PRISM_STAT_RX_DROPPED]		= "rx_dropped",
-	[PRISM_STAT_RETRANSMITS]	= "retransmits",
-	[PRISM_STAT_NACKS_RECEIVED]	= "nacks_received",
-	[PRISM_STAT_NACKS_SENT]		= "nacks_sent",
-	[PRISM_STAT_DUPLICATES]		= "duplicates",
-	[PRISM_STAT_UNAUTH_REFUSED]	= "unauth_refused",
-	[PRISM_STAT_REPLIES_LIMITED]	= "replies_limited",
-	[PRISM_STAT_OVER_BUDGET]	= "over_budget",
-	[PRISM_STAT_RCVBUF_FULL]	= "rcvbuf_full",
-	[PRISM_STAT_RESP_FORGED]	= "resp_forged",
+	PRISM_STATS_LIST(PRISM_STAT_NAME)
 };
+
+#undef PRISM_STAT_NAME
 
 /* The uapi struct is the same counters in the same order. */
 static_assert(sizeof(struct prism_stats) == PRISM_STAT_NR * sizeof(u64));

@@ -1,7 +1,13 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * prismctl: shared declarations of the netlink (nl.c) and output (out.c)
- * layers.
+ * prismctl: shared declarations.
+ *
+ *   prismctl.c   global options, dispatch to the objects
+ *   endpoint.c, region.c, freelist.c, stats.c, peer.c, monitor.c
+ *                one object each: its commands (struct cmd tables)
+ *   util.c       arguments, errors from the kernel, reply parsing
+ *   nl.c         netlink
+ *   out.c        output (text or JSON)
  */
 #ifndef PRISMCTL_H
 #define PRISMCTL_H
@@ -11,6 +17,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <linux/netlink.h>
+#include <linux/prism_netlink.h>
 
 /* Exit statuses (documented in prismctl.8). */
 #define EXIT_USAGE	2
@@ -98,5 +105,91 @@ int nl_join_events(void);
  */
 int nl_listen(nl_cb_t cb, void *data, const sigset_t *waitmask,
 	      volatile sig_atomic_t *stop);
+
+/* ------------------------------------------------------------------------
+ * Global options and dispatch (prismctl.c).
+ */
+struct opts {
+	bool	json;
+	bool	pretty;
+	bool	stats;
+};
+
+extern struct opts opt;
+/* "endpoint show", for messages. */
+extern char what[64];
+
+/* One command of an object; the first of a table is the default. */
+struct cmd {
+	const char	*name;
+	int		(*fn)(int argc, char **argv);
+};
+
+/* The commands of each object, NULL-terminated. */
+extern const struct cmd endpoint_cmds[];
+extern const struct cmd region_cmds[];
+extern const struct cmd freelist_cmds[];
+extern const struct cmd stats_cmds[];
+extern const struct cmd peer_cmds[];
+extern const struct cmd monitor_cmds[];
+
+/* ------------------------------------------------------------------------
+ * Arguments (util.c).
+ */
+/* Print a usage error; returns EXIT_USAGE. */
+int usage_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* Decimal or 0x-prefixed hexadecimal, no sign or blanks. */
+bool parse_u64(const char *s, uint64_t *v);
+
+struct kv {
+	const char	*name;
+	bool		wide;		/* u64, else u32 */
+	uint64_t	val;
+	bool		seen;
+};
+
+struct kv *kv_find(struct kv *kv, const char *name);
+int kv_value(struct kv *k, const char *s);
+/* NAME VALUE pairs, all of them from kv; 0 or an exit status. */
+int parse_kv(int argc, char **argv, struct kv *kv);
+/* Every one of kv given; 0 or an exit status. */
+int require(struct kv *kv);
+
+/* ------------------------------------------------------------------------
+ * Requests and replies (util.c).
+ */
+/* Print why request req failed with errno err; returns exit status 1. */
+int report(const struct nlmsghdr *req, int err, const struct nl_err *e);
+
+typedef const struct nlattr *attrs_t[PRISM_ATTR_MAX + 1];
+
+/* The attributes of a reply into tb; 0 or -1 (message printed). */
+int parse_reply(const struct nlmsghdr *nlh, attrs_t tb);
+/* Counters of a stats nest (u64 attributes 2..) into c[0..n). */
+int parse_counters(const struct nlattr *nest, uint64_t *c, int n);
+uint64_t get_u32(attrs_t tb, int type);
+uint64_t get_u64(attrs_t tb, int type);
+void put_mac(const char *key, const char *label, const struct nlattr *a);
+
+/* The counters of the stats nest of an endpoint, and of a peer. */
+#define NR_STATS	(PRISM_STATS_ATTR_MAX - 1)
+#define NR_PEER_STATS	(PRISM_PEER_STATS_ATTR_MAX - 1)
+extern const char *const stat_names[];	/* stats.c */
+
+/* The counters of nest as object key, member names names[0..n). */
+int put_counters(const char *key, const struct nlattr *nest,
+		 const char *const *names, int n);
+/* Send a show request; print its replies as one list (JSON: an array). */
+int show_reply(struct nlmsghdr *nlh, nl_cb_t cb);
+/*
+ * "show [ep EP]" of objects that belong to endpoints: all of them, or
+ * those of EP (one object when ep_is_object: the endpoint itself).
+ */
+int show_by_ep(int argc, char **argv, uint8_t cmd, bool ep_is_object,
+	       nl_cb_t cb);
+
+/* region.c: the rkey (or "hidden"), the access rights of a region. */
+void put_rkey(attrs_t tb);
+void put_access(uint32_t acc);
 
 #endif /* PRISMCTL_H */

@@ -317,25 +317,42 @@ struct prism_fl_post {
  */
 #define PRISM_OPEN_SEND		6
 
-/* Counters, per socket (PRISM_STATS) and per netns (/proc/net/prism). */
+/*
+ * The counters: the one list of them.  X(ID, name) for each, in the order
+ * of struct prism_stats, of the netlink attributes PRISM_STATS_ATTR_ID
+ * (<linux/prism_netlink.h>) and of /proc/net/prism, which shows them as
+ * "name value" lines; the module's own indexes are PRISM_STAT_ID.  The
+ * order is ABI: a new counter goes at the end.  Its line here is all the
+ * module, prismctl and this header need (besides the code that counts it);
+ * prismctl(8) and prism_set_opt(3) describe each counter.
+ */
+#define PRISM_STATS_LIST(X)						\
+	X(CHAINS_SENT,		chains_sent)		/* client: chains submitted */ \
+	X(CHAINS_COMPLETED,	chains_completed)	/* client: completions delivered */ \
+	X(CHAINS_TIMED_OUT,	chains_timed_out)	/* client: completed with TIMEOUT */ \
+	X(CHAINS_SERVED,	chains_served)		/* target: request chains executed */ \
+	X(OPS_SERVED,		ops_served)		/* target: ops executed (incl. failed) */ \
+	X(OPS_FAILED,		ops_failed)		/* target: ops with status not OK */ \
+	X(SENDS_RECEIVED,	sends_received)		/* target: SEND messages queued */ \
+	X(RX_DROPPED,		rx_dropped)		/* frames dropped (malformed, unknown, stale) */ \
+	X(RETRANSMITS,		retransmits)		/* client: chains sent again after no answer */ \
+	X(NACKS_RECEIVED,	nacks_received)		/* client: NACKs, each followed by a backoff */ \
+	X(NACKS_SENT,		nacks_sent)		/* target: chains refused for overload */ \
+	X(DUPLICATES,		duplicates)		/* target: repeats answered from the reply cache */ \
+	X(UNAUTH_REFUSED,	unauth_refused)		/* target: chains without a valid rkey, refused */ \
+	X(REPLIES_LIMITED,	replies_limited)	/* target: status answers not sent (rate limit) */ \
+	X(OVER_BUDGET,		over_budget)		/* target: chains refused for their work (bytes) */ \
+	X(RCVBUF_FULL,		rcvbuf_full)		/* client: sendmsg ENOBUFS, receive buffer full */ \
+	X(RESP_FORGED,		resp_forged)		/* client: responses with a wrong session, MAC or endpoint */
+
+/*
+ * Counters, per socket (PRISM_STATS) and per netns (/proc/net/prism): one
+ * __u64 per entry of PRISM_STATS_LIST, named as there.
+ */
+#define __PRISM_STATS_FIELD(ID, name)	__u64 name;
 struct prism_stats {
-	__u64	chains_sent;		/* client: chains submitted */
-	__u64	chains_completed;	/* client: completions delivered */
-	__u64	chains_timed_out;	/* client: completed with TIMEOUT */
-	__u64	chains_served;		/* target: request chains executed */
-	__u64	ops_served;		/* target: ops executed (incl. failed) */
-	__u64	ops_failed;		/* target: ops with status not OK */
-	__u64	sends_received;		/* target: SEND messages queued */
-	__u64	rx_dropped;		/* frames dropped (malformed, unknown, stale) */
-	__u64	retransmits;		/* client: chains sent again after no answer */
-	__u64	nacks_received;		/* client: NACKs, each followed by a backoff */
-	__u64	nacks_sent;		/* target: chains refused for overload */
-	__u64	duplicates;		/* target: repeats answered from the reply cache */
-	__u64	unauth_refused;		/* target: chains without a valid rkey, refused */
-	__u64	replies_limited;	/* target: status answers not sent (rate limit) */
-	__u64	over_budget;		/* target: chains refused for their work (bytes) */
-	__u64	rcvbuf_full;		/* client: sendmsg ENOBUFS, receive buffer full */
-	__u64	resp_forged;		/* client: responses with a wrong session, MAC or endpoint */
+	PRISM_STATS_LIST(__PRISM_STATS_FIELD)
 };
+#undef __PRISM_STATS_FIELD
 
 #endif /* _UAPI_LINUX_PRISM_H */

@@ -114,6 +114,8 @@
 #ifndef _UAPI_LINUX_PRISM_NETLINK_H
 #define _UAPI_LINUX_PRISM_NETLINK_H
 
+#include "prism.h"	/* PRISM_STATS_LIST */
+
 #define PRISM_GENL_NAME		"prism"
 #define PRISM_GENL_VERSION	1
 
@@ -200,48 +202,42 @@ enum prism_fl_addr_attr {
 };
 
 /*
- * Counters of PRISM_ATTR_STATS, all u64: the fields of struct prism_stats
- * in the same order (and the names of /proc/net/prism).
+ * Counters of PRISM_ATTR_STATS, all u64: PRISM_STATS_ATTR_ID for each
+ * X(ID, name) of PRISM_STATS_LIST (<linux/prism.h>), in its order, which is
+ * that of struct prism_stats and of /proc/net/prism.
  */
+#define __PRISM_STATS_ATTR(ID, name)	PRISM_STATS_ATTR_##ID,
 enum prism_stats_attr {
 	PRISM_STATS_ATTR_UNSPEC,
 	PRISM_STATS_ATTR_PAD,
-	PRISM_STATS_ATTR_CHAINS_SENT,
-	PRISM_STATS_ATTR_CHAINS_COMPLETED,
-	PRISM_STATS_ATTR_CHAINS_TIMED_OUT,
-	PRISM_STATS_ATTR_CHAINS_SERVED,
-	PRISM_STATS_ATTR_OPS_SERVED,
-	PRISM_STATS_ATTR_OPS_FAILED,
-	PRISM_STATS_ATTR_SENDS_RECEIVED,
-	PRISM_STATS_ATTR_RX_DROPPED,
-	PRISM_STATS_ATTR_RETRANSMITS,
-	PRISM_STATS_ATTR_NACKS_RECEIVED,
-	PRISM_STATS_ATTR_NACKS_SENT,
-	PRISM_STATS_ATTR_DUPLICATES,
-	PRISM_STATS_ATTR_UNAUTH_REFUSED,
-	PRISM_STATS_ATTR_REPLIES_LIMITED,
-	PRISM_STATS_ATTR_OVER_BUDGET,
-	PRISM_STATS_ATTR_RCVBUF_FULL,
-	PRISM_STATS_ATTR_RESP_FORGED,
+	PRISM_STATS_LIST(__PRISM_STATS_ATTR)
 
 	__PRISM_STATS_ATTR_MAX,
 	PRISM_STATS_ATTR_MAX = __PRISM_STATS_ATTR_MAX - 1
 };
+#undef __PRISM_STATS_ATTR
 
-/* Counters of PRISM_ATTR_PEER_STATS, all u64. */
+/*
+ * Counters of PRISM_ATTR_PEER_STATS, all u64: X(ID, name) for each, in the
+ * order of the attributes PRISM_PEER_STATS_ATTR_ID; name is what prismctl
+ * shows.
+ */
+#define PRISM_PEER_STATS_LIST(X)					\
+	X(CHAINS_SENT,		chains_sent)		/* chains accepted by sendmsg */ \
+	X(CHAINS_COMPLETED,	chains_completed)	/* answered by the peer */ \
+	X(TIMEOUTS,		timeouts)		/* chains timed out */ \
+	X(NACKS,		nacks)			/* NACKs received (overloaded) */ \
+	X(RETRANSMITS,		retransmits)		/* frames sent again after no answer */
+
+#define __PRISM_PEER_STATS_ATTR(ID, name)	PRISM_PEER_STATS_ATTR_##ID,
 enum prism_peer_stats_attr {
 	PRISM_PEER_STATS_ATTR_UNSPEC,
 	PRISM_PEER_STATS_ATTR_PAD,
-	PRISM_PEER_STATS_ATTR_CHAINS_SENT,	/* chains accepted by sendmsg */
-	PRISM_PEER_STATS_ATTR_CHAINS_COMPLETED,	/* answered by the peer */
-	PRISM_PEER_STATS_ATTR_TIMEOUTS,		/* chains timed out */
-	PRISM_PEER_STATS_ATTR_NACKS,		/* NACKs received (overloaded) */
-	PRISM_PEER_STATS_ATTR_RETRANSMITS,	/* frames sent again after no
-						 * answer
-						 */
+	PRISM_PEER_STATS_LIST(__PRISM_PEER_STATS_ATTR)
 
 	__PRISM_PEER_STATS_ATTR_MAX,
 	PRISM_PEER_STATS_ATTR_MAX = __PRISM_PEER_STATS_ATTR_MAX - 1
 };
+#undef __PRISM_PEER_STATS_ATTR
 
 #endif /* _UAPI_LINUX_PRISM_NETLINK_H */

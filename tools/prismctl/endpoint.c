@@ -1,0 +1,58 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * prismctl endpoint show [ep EP]: the bound endpoints.
+ */
+#define _GNU_SOURCE
+#include <inttypes.h>
+#include <stdint.h>
+#include <libmnl/libmnl.h>
+#include <linux/prism_netlink.h>
+
+#include "prismctl.h"
+
+static int ep_cb(const struct nlmsghdr *nlh, void *data)
+{
+	attrs_t tb;
+
+	(void)data;
+	if (parse_reply(nlh, tb))
+		return -1;
+	out_obj_begin(NULL);
+	out_u64("ep", "ep", get_u32(tb, PRISM_ATTR_EP));
+	out_u64("ifindex", tb[PRISM_ATTR_IFNAME] ? NULL : "ifindex",
+		get_u32(tb, PRISM_ATTR_IFINDEX));
+	if (tb[PRISM_ATTR_IFNAME])
+		out_str("dev", "dev", mnl_attr_get_str(tb[PRISM_ATTR_IFNAME]));
+	if (tb[PRISM_ATTR_MAC])
+		put_mac("mac", "mac", tb[PRISM_ATTR_MAC]);
+	/* Owner pid, region addresses, rkeys: only for CAP_NET_ADMIN. */
+	if (tb[PRISM_ATTR_OWNER_PID])
+		out_u64("pid", "pid", get_u32(tb, PRISM_ATTR_OWNER_PID));
+	else
+		out_hidden("pid", "pid");
+	out_u64("regions", "regions", get_u32(tb, PRISM_ATTR_NR_REGIONS));
+	out_u64("freelists", "freelists", get_u32(tb, PRISM_ATTR_NR_FREELISTS));
+	out_u64("pinned_pages", "pinned", get_u64(tb, PRISM_ATTR_PINNED_PAGES));
+	out_u64("outstanding", NULL, get_u32(tb, PRISM_ATTR_OUTSTANDING));
+	out_u64("max_outstanding", NULL,
+		get_u32(tb, PRISM_ATTR_MAX_OUTSTANDING));
+	out_tpair("outstanding", "%" PRIu64 "/%" PRIu64,
+		  get_u32(tb, PRISM_ATTR_OUTSTANDING),
+		  get_u32(tb, PRISM_ATTR_MAX_OUTSTANDING));
+	out_u64("timeout_ms", NULL, get_u32(tb, PRISM_ATTR_TIMEOUT_MS));
+	out_tpair("timeout", "%" PRIu64 "ms", get_u32(tb, PRISM_ATTR_TIMEOUT_MS));
+	if (opt.stats && tb[PRISM_ATTR_STATS] &&
+	    put_counters("stats", tb[PRISM_ATTR_STATS], stat_names, NR_STATS))
+		return -1;
+	out_obj_end();
+	return 0;
+}
+
+static int do_endpoint(int argc, char **argv)
+{
+	return show_by_ep(argc, argv, PRISM_CMD_ENDPOINT_GET, true, ep_cb);
+}
+
+const struct cmd endpoint_cmds[] = {
+	{ "show", do_endpoint }, { "list", do_endpoint }, { NULL, NULL },
+};
