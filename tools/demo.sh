@@ -12,7 +12,7 @@
 # clients demo-c1..c3 run READ / WRITE / CAS / ALLOC chains against it at
 # the same time, while the server's CPU time and context switches are
 # watched (they stay put: the kernel serves the chains).  Then the first
-# benchmark (tools/bench/first.sh) runs between two other namespaces, and
+# benchmark (tools/bench/indirect.sh) runs between two other namespaces, and
 # each application's apps/<name>/demo-guest.sh (PRISM-KV, PRISM-RS,
 # PRISM-TX) runs on hosts of its own.  Part 2 (PRISM_DEMO_MULTI=0: skip)
 # boots three guests on one virtual Ethernet segment and runs the three
@@ -62,7 +62,7 @@ host_main() {
 	fi
 	echo
 	if [ "$rc" = 0 ] && [ "$rc2" = 0 ]; then
-		echo "demo: finished; benchmark JSON in $PRISM_OUT/bench-first.json"
+		echo "demo: finished; benchmark JSON in $PRISM_OUT/bench-indirect.json"
 	else
 		echo "demo: FAILED (status $rc, multi-guest part $rc2)"
 		[ "$rc" = 0 ] && rc=$rc2
@@ -201,8 +201,8 @@ guest_main() {
 	fi
 	note "$(ip netns exec demo-srv awk '$1 == "chains_served" || $1 == "ops_served" { printf "%s %s  ", $1, $2 }' /proc/net/prism)"
 
-	section "first benchmark (tools/bench/first.sh)"
-	if "$repo/tools/bench/first.sh" > "$work/bench.out" 2>&1; then
+	section "benchmark: indirect READ vs two READs vs UDP (tools/bench/indirect.sh)"
+	if "$repo/tools/bench/indirect.sh" > "$work/bench.out" 2>&1; then
 		sed 's/^/  /' "$work/bench.out"
 		note "benchmark: $(grep -m1 -E 'ratio indirect / two reads' "$work/bench.out" | sed 's/^ *//')"
 		note "benchmark: $(grep -m1 -E 'ratio indirect / UDP' "$work/bench.out" | sed 's/^ *//')"

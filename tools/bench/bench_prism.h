@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * Helpers of the benchmark programs that link liburing-prism (bench_first,
+ * Helpers of the benchmark programs that link liburing-prism (bench_indirect,
  * bench_uring).  Kept apart from bench_util.h, which mech_bench shares
  * without that library.
  */

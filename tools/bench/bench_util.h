@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * Helpers shared by the benchmark programs (bench_first, bench_uring,
+ * Helpers shared by the benchmark programs (bench_indirect, bench_uring,
  * rxe_lat): errors, the server's info file, the
  * interleaved-rounds driver and JSON boilerplate.  Clocks, latency
  * statistics and atomic file writes are prism_util's (tools/lib/c; the

@@ -1,6 +1,6 @@
 # SPDX-License-Identifier: MIT
 # shellcheck shell=bash
-# Shell helpers for the benchmarks run INSIDE the guest as root (first.sh,
+# Shell helpers for the benchmarks run INSIDE the guest as root (indirect.sh,
 # uring.sh, uring-mech/mech.sh).  Source this file, then call bench_begin.
 #
 #   bench_begin NAME          messages as "NAME: ...", a temporary $work,

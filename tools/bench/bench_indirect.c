@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 /*
- * First PRISM benchmark: latency of fetching a 512-byte value through a
+ * PRISM benchmark of indirection: latency of fetching a 512-byte value through a
  * pointer stored at the server, three ways, between two hosts:
  *
  *   indirect   one PRISM chain: READ|INDIRECT (the pointer is followed
@@ -15,9 +15,9 @@
  * warm-up iterations are excluded.  Every
  * response is checked against the expected bytes.
  *
- *   bench_first prism-server IF EP INFO
- *   bench_first udp-server IP PORT READY
- *   bench_first client --if IF --info INFO --udp IP:PORT [--n N]
+ *   bench_indirect prism-server IF EP INFO
+ *   bench_indirect udp-server IP PORT READY
+ *   bench_indirect client --if IF --info INFO --udp IP:PORT [--n N]
  *                      [--warmup W] [--json FILE]
  */
 #define _GNU_SOURCE
@@ -266,7 +266,7 @@ static int client(int argc, char **argv)
 	for (j = 0; j < 3; j++)
 		r[j] = pu_lat_summarize(s[j].v, s[j].n);
 
-	printf("first benchmark: %u-byte value behind a pointer, %ld iterations (+%ld warm-up)\n",
+	printf("indirect-read benchmark: %u-byte value behind a pointer, %ld iterations (+%ld warm-up)\n",
 	       VAL_SIZE, n, warmup);
 	printf("  %-22s %10s %10s %10s %10s\n", "method", "median us", "p99 us",
 	       "mean us", "min us");
