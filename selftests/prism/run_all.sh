@@ -23,6 +23,8 @@ T=$here/prism_test
 EX=$repo/liburing-prism/build
 KO=${PRISM_KO:-$repo/kmod/prism.ko}
 work=$(mktemp -d /tmp/prism-selftests.XXXXXX)
+# shellcheck source=../../tools/lib/prism_lib.sh
+. "$repo/tools/lib/prism_lib.sh"
 
 NS_A=pst-a NS_B=pst-b NS_BR=pst-br NS_H1=pst-h1 NS_H2=pst-h2 NS_H3=pst-h3
 NS_DA=pst-da NS_DB=pst-db
@@ -38,22 +40,7 @@ loaded=0
 # ---------------------------------------------------------------------------
 log() { echo "# $*"; }
 
-# Milliseconds since the epoch, without a subprocess (processes are slow
-# to start in an emulated guest): sets $now.
-now_ms() { local t=${EPOCHREALTIME//[!0-9]/}; now=$((t / 1000)); }
-
-# wait_until MS CMD...: poll CMD until it succeeds or MS (wall clock) pass.
-wait_until() {
-	local now end
-	now_ms
-	end=$((now + $1))
-	shift
-	until "$@"; do
-		now_ms
-		[ "$now" -ge "$end" ] && return 1
-		sleep 0.02
-	done
-}
+# now_ms VAR, wait_until MS CMD... (wall clock): tools/lib/wait.sh.
 
 # start NAME NS CMD...: run CMD in netns NS in the background.
 # `ip netns exec` execs CMD, so the pid is CMD's own.
@@ -292,9 +279,9 @@ t_unload_refused_busy() {
 # SIGKILL a server with pinned memory: the pages are released.
 t_kill_pinned() {
 	local info=$work/big.info info2=$work/big2.info pid vmpin r0 avail0 avail1 want now t_start
-	now_ms
+	now_ms now
 	t_start=$now
-	elapsed() { now_ms; echo $((now - t_start)); }
+	elapsed() { now_ms now; echo $((now - t_start)); }
 	r0=$(refcnt)
 	start_server big $NS_A va 300 "$info" --big 64 || return 1
 	pid=$(info_get "$info" pid)
@@ -392,9 +379,9 @@ t_unload_after_close() {
 # ---------------------------------------------------------------------------
 client_cases=$("$T" list 2>/dev/null | awk '{ print $1 }')
 if [ -z "$client_cases" ]; then
-	echo "TAP version 13"
-	echo "1..1"
-	echo "not ok 1 - selftests built ($T missing: run make -C selftests on the host)"
+	tap_header
+	tap_plan 1
+	not_ok "selftests built ($T missing: run make -C selftests on the host)"
 	exit 1
 fi
 
@@ -427,24 +414,22 @@ if [ $# -gt 0 ]; then
 	tests=(module_load topology server_start "${sel[@]}")
 fi
 
-echo "TAP version 13"
-echo "1..${#tests[@]}"
+tap_header
+tap_plan "${#tests[@]}"
 declare -A result=()
-n=0 failed=0
 start_s=$(date +%s)
 for t in "${tests[@]}"; do
-	n=$((n + 1))
 	name=${t/:/_}
 	skip=
 	for r in $(needs "$t"); do
 		[ "${result[$r]:-}" = ok ] || skip="$r failed"
 	done
 	if [ -n "$skip" ]; then
-		echo "ok $n - $name # SKIP $skip"
+		skip "$name" "$skip"
 		result[$t]=skip
 		continue
 	fi
-	now_ms
+	now_ms now
 	t0=$now
 	if [ "${t%%:*}" = client ]; then
 		# Not in a subshell: client_case sets clients_ran and case_ms.
@@ -453,7 +438,7 @@ for t in "${tests[@]}"; do
 		"t_$t" > "$work/t.log" 2>&1
 	fi
 	rc=$?
-	now_ms
+	now_ms now
 	ms=$((now - t0))
 	if [ -n "${case_ms:-}" ]; then
 		ms=$case_ms
@@ -461,13 +446,12 @@ for t in "${tests[@]}"; do
 	fi
 	sed -e 's/^# //' -e 's/^/# /' "$work/t.log"
 	if [ "$rc" = 0 ]; then
-		echo "ok $n - $name ($ms ms)"
+		ok "$name ($ms ms)"
 		result[$t]=ok
 	else
-		echo "not ok $n - $name ($ms ms)"
+		not_ok "$name ($ms ms)"
 		result[$t]=fail
-		failed=$((failed + 1))
 	fi
 done
-echo "# $failed of $n failed in $(($(date +%s) - start_s)) s"
-[ "$failed" = 0 ]
+echo "# $TAP_FAILED of $TAP_N failed in $(($(date +%s) - start_s)) s"
+tap_finish

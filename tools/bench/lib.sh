@@ -15,7 +15,7 @@
 #                             netns NSA and NSB (recreated) joined by a
 #                             veth pair, lo and the pair up
 #   bench_pids+=($!)          background job killed on exit
-#   wait_file FILE MS [PID]   from tools/lib/hosts.sh
+#   wait_file FILE MS [PID]   from tools/lib/wait.sh (sourced by hosts.sh)
 #
 # shellcheck source=../lib/hosts.sh
 . "$(dirname "${BASH_SOURCE[0]}")/../lib/hosts.sh"

@@ -1,16 +1,23 @@
 # SPDX-License-Identifier: MIT
+# shellcheck shell=bash
 # Shell helpers for tests and benchmarks run inside the guest (as root):
-# hosts are network namespaces on one bridge.  Source this file.
+# hosts are network namespaces on one bridge.  Source this file, or
+# prism_lib.sh (which has it, the waits and TAP output).
 #
 #   hosts_up PREFIX N         netns PREFIX1..PREFIXN, each with eth0 on bridge
 #                             br-PREFIX (in the guest's root netns); MTU 1500
 #   hosts_down PREFIX N       remove them
 #   host_exec PREFIX I CMD... run CMD in host I
 #   host_mac PREFIX I         MAC of host I's eth0
-#   wait_file FILE MS [PID]   wait until FILE is non-empty: at most MS
-#                             milliseconds, and only while PID lives
-#   proc_exited PID           PID is gone or a zombie
-#   prism_load KO             insmod KO unless prism is loaded (0 on success)
+#
+# Also sourced from here, for the scripts that source only this file:
+# wait.sh (wait_file FILE MS [PID], proc_exited PID, ...) and module.sh
+# (prism_load KO).
+
+# shellcheck source=wait.sh
+. "$(dirname "${BASH_SOURCE[0]}")/wait.sh"
+# shellcheck source=module.sh
+. "$(dirname "${BASH_SOURCE[0]}")/module.sh"
 
 hosts_up() {
 	local p=$1 n=$2 i
@@ -45,30 +52,4 @@ host_exec() {
 
 host_mac() {
 	ip netns exec "$1$2" cat /sys/class/net/eth0/address
-}
-
-# proc_exited PID: the process is gone or a zombie (kill -0 still succeeds
-# on a zombie its parent has not reaped yet).
-proc_exited() {
-	local st
-	read -r st 2>/dev/null <"/proc/$1/stat" || return 0
-	st=${st##*) }	# after "pid (comm) ": comm may hold spaces
-	[ "${st%% *}" = Z ]
-}
-
-wait_file() {
-	# Wall-clock bound: under TCG a loop of N short sleeps takes far
-	# longer than N x the sleep.  With PID, give up as soon as it exits.
-	local f=$1 ms=$2 pid=${3:-} end
-	end=$(($(date +%s%3N) + ms))
-	until [ -s "$f" ]; do
-		[ "$(date +%s%3N)" -ge "$end" ] && return 1
-		[ -n "$pid" ] && proc_exited "$pid" && ! [ -s "$f" ] && return 1
-		sleep 0.02
-	done
-}
-
-prism_load() {
-	[ -d /sys/module/prism ] && return 0
-	insmod "$1"
 }

@@ -5,7 +5,7 @@
 #
 #   tools/vm/run.sh --timeout 900 -- env PRISM_KO=$PWD/kmod/prism.ko apps/kv/test/run.sh
 #
-# Hosts are network namespaces kvt1..kvt5 on one bridge (tools/lib/hosts.sh):
+# Hosts are network namespaces kvt1..kvt5 on one bridge (tools/lib/prism_lib.sh):
 # the servers run in kvt1, clients in kvt2..kvt5.  Prints one TAP stream and
 # exits non-zero if any test failed.  Binaries come from the host build
 # (make -C apps/kv); the repo is read-only here, scratch files go to /tmp.
@@ -19,48 +19,25 @@ B=$repo/apps/kv/build
 KO=${PRISM_KO:-$repo/kmod/prism.ko}
 P=kvt
 NHOSTS=5
-. "$repo/tools/lib/hosts.sh"
+# shellcheck source=../../../tools/lib/prism_lib.sh
+. "$repo/tools/lib/prism_lib.sh"
 
 work=$(mktemp -d /tmp/kv-test.XXXXXX)
 loaded=0
-ntest=0
-nfail=0
 declare -A server_pid
 
-echo "TAP version 13"
+tap_header
 
-ok() {
-	ntest=$((ntest + 1))
-	echo "ok $ntest - $*"
-}
-
-not_ok() {
-	ntest=$((ntest + 1))
-	nfail=$((nfail + 1))
-	echo "not ok $ntest - $*"
-}
-
-# check DESCRIPTION CMD...: one test point from a command's exit status.
-check() {
-	local desc=$1
-	shift
-	if "$@"; then ok "$desc"; else not_ok "$desc"; fi
-}
-
-# Print a file as TAP comments.
-show() {
-	sed 's/^/# /' "$1"
-}
+# check DESCRIPTION CMD...: one test point from a command's exit status
+# (the library's check_cmd; its check takes an eval'd condition).
+check() { tap_check_cmd "$@"; }
 
 # SIGTERM (the server prints its counters), SIGKILL after 10 s.
 stop_server() {
-	local name=$1 pid=${server_pid[$1]:-} i
+	local name=$1 pid=${server_pid[$1]:-}
 	[ -n "$pid" ] || return 0
 	kill -TERM "$pid" 2>/dev/null
-	i=$((SECONDS + 10))
-	until proc_exited "$pid" || [ $SECONDS -ge $i ]; do
-		sleep 0.05
-	done
+	wait_until -i 0.05 10000 proc_exited "$pid"
 	proc_exited "$pid" || { echo "# $name: no exit on SIGTERM, killing"; kill -KILL "$pid"; }
 	wait "$pid" 2>/dev/null
 	unset "server_pid[$name]"
@@ -77,11 +54,6 @@ cleanup() {
 }
 trap cleanup EXIT
 
-bail() {
-	echo "Bail out! $*"
-	exit 1
-}
-
 # start_server NAME EP ARGS...: kv-server in kvt1, address file $work/NAME.info
 start_server() {
 	local name=$1 ep=$2
@@ -93,7 +65,7 @@ start_server() {
 		--info "$work/$name.info" "$@" >"$work/$name.log" 2>&1 &
 	server_pid[$name]=$!
 	wait_file "$work/$name.info" 30000 "${server_pid[$name]}" ||
-		{ show "$work/$name.log"; return 1; }
+		{ diag "$work/$name.log"; return 1; }
 }
 
 # kvc HOST NAME ARGS...: the kv CLI in client host HOST against server NAME
@@ -172,7 +144,7 @@ for s in prism pilaf; do
 	done
 	rc=0
 	for p in "${pids[@]}"; do wait "$p" || rc=1; done
-	for h in 2 3 4; do show "$work/ctr-$s-$h.out"; done
+	for h in 2 3 4; do diag "$work/ctr-$s-$h.out"; done
 	check "$s: 3 concurrent read-modify-write clients finish" test $rc = 0
 	sum_ok=1
 	for k in 0 1 2 3; do
@@ -192,7 +164,7 @@ for s in prism pilaf; do
 	done
 	rc=0
 	for p in "${pids[@]}"; do wait "$p" || rc=1; done
-	for h in 2 3 4; do show "$work/model-$s-$h.out"; done
+	for h in 2 3 4; do diag "$work/model-$s-$h.out"; done
 	check "$s: concurrent clients on shared probe chains match their models" \
 		test $rc = 0
 done
@@ -215,7 +187,7 @@ for h in 4 5; do
 done
 rc=0
 for p in "${pids[@]}"; do wait "$p" || rc=1; done
-for h in 2 3 4 5; do show "$work/rw-$h.out" 2>/dev/null; show "$work/rr-$h.out" 2>/dev/null; done
+for h in 2 3 4 5; do diag "$work/rw-$h.out" 2>/dev/null; diag "$work/rr-$h.out" 2>/dev/null; done
 check "recycling: writers and readers pass (no torn or reused value)" test $rc = 0
 writes=$(cat "$work"/rw-*.out | sed -n 's/.* writes=\([0-9]*\).*/\1/p' | awk '{ s += $1 } END { print s + 0 }')
 echo "# $writes writes through 16 buffers of the 640-byte class"
@@ -223,7 +195,7 @@ check "recycling: buffers were reused (writes > 4 x 16)" test "$writes" -gt 64
 stop_server recycle
 grep -q 'rejected=0 ' "$work/recycle.log"
 check "recycling: the server accepted every report" test $? = 0
-show "$work/recycle.log"
+diag "$work/recycle.log"
 
 # Pilaf readers may see torn values (checksums catch them, reads retry).
 pids=()
@@ -233,7 +205,7 @@ kvcheck 3 pilaf stamp-reader phot 2 allow-torn >"$work/pr.out" 2>&1 &
 pids+=($!)
 rc=0
 for p in "${pids[@]}"; do wait "$p" || rc=1; done
-show "$work/pw.out"; show "$work/pr.out"
+diag "$work/pw.out"; diag "$work/pr.out"
 check "pilaf: concurrent reader sees only intact values" test $rc = 0
 
 # ---- server CPU time -------------------------------------------------------
@@ -285,7 +257,7 @@ cp "$work/restart.info" "$work/old.info"
 kvcheck 2 restart restart r "$work/restart.ready" >"$work/restart.out" 2>&1 &
 client=$!
 if ! wait_file "$work/restart.ready" 60000 "$client"; then
-	show "$work/restart.out"
+	diag "$work/restart.out"
 	not_ok "restart: client works against the first server"
 	kill "$client" 2>/dev/null
 else
@@ -293,11 +265,11 @@ else
 	check "restart: second server starts" start_server restart 103 --slots 64 --bufs 64
 	rc=0
 	wait "$client" || rc=1
-	show "$work/restart.out"
+	diag "$work/restart.out"
 	check "restart: client saw errors, then works against the new server" test $rc = 0
 	host_exec $P 3 "$B/kv" --if eth0 --info "$work/old.info" get r 2>"$work/stale.err"
 	rc=$?
-	show "$work/stale.err"
+	diag "$work/stale.err"
 	check "restart: stale address file gives an error (exit 3)" test $rc = 3
 	check "restart: new address file works" kvc 3 restart put r x
 fi
@@ -307,9 +279,7 @@ stop_server pilaf
 for s in pilaf; do
 	grep -q 'reply_failures=0' "$work/$s.log"
 	check "$s: server sent every reply" test $? = 0
-	show "$work/$s.log"
+	diag "$work/$s.log"
 done
 
-echo "1..$ntest"
-[ "$nfail" = 0 ] || echo "# $nfail of $ntest tests failed"
-exit $((nfail != 0))
+tap_finish

@@ -27,18 +27,11 @@ P=rs
 NHOSTS=8
 tmp=$(mktemp -d /tmp/rs-test.XXXXXX)
 loaded_here=0
-t=0
-failed=0
 replica_pids=()
 client_pids=()
 
-# shellcheck source=../../../tools/lib/hosts.sh
-. "$repo/tools/lib/hosts.sh"
-
-ok() { t=$((t + 1)); echo "ok $t - $1"; }
-not_ok() { t=$((t + 1)); failed=$((failed + 1)); echo "not ok $t - $1"; }
-check() { if eval "$2"; then ok "$1"; else not_ok "$1"; fi; }
-diag() { sed 's/^/# /' "$@" 2>/dev/null; }
+# shellcheck source=../../../tools/lib/prism_lib.sh
+. "$repo/tools/lib/prism_lib.sh"
 
 cleanup() {
 	local p
@@ -53,18 +46,15 @@ cleanup() {
 trap cleanup EXIT
 
 if [ ! -d /sys/module/prism ]; then
-	insmod "${PRISM_KO:?PRISM_KO must name prism.ko}" || {
-		echo "Bail out! insmod failed"
-		exit 1
-	}
+	insmod "${PRISM_KO:?PRISM_KO must name prism.ko}" || bail "insmod failed"
 	loaded_here=1
 fi
 modprobe -q sch_netem 2>/dev/null
 for b in rs_replica rs_client rs_check; do
-	[ -x "$B/$b" ] || { echo "Bail out! $B/$b missing: make -C apps/rs"; exit 1; }
+	[ -x "$B/$b" ] || bail "$B/$b missing: make -C apps/rs"
 done
 hosts_down $P $NHOSTS
-hosts_up $P $NHOSTS || { echo "Bail out! hosts_up failed"; exit 1; }
+hosts_up $P $NHOSTS || bail "hosts_up failed"
 
 # start_replicas RUN K: replicas in rs1..rsK, info files $tmp/RUN.infoI.
 start_replicas() {
@@ -229,7 +219,7 @@ scenario() {
 	done
 }
 
-echo "TAP version 13"
+tap_header
 
 scenario base3 3 3 none abd
 scenario lock3 3 3 none lock
@@ -296,5 +286,4 @@ check "checker catches the broken 1-reply client (attempt $attempt)" "[ $caught 
 scenario jitter3 3 3 none abd --keys 2
 netem_all del
 
-echo "1..$t"
-[ "$failed" = 0 ]
+tap_finish

@@ -16,7 +16,8 @@
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
 bin=$here/../build
-. "$here/../../../tools/lib/hosts.sh"
+# shellcheck source=../../../tools/lib/prism_lib.sh
+. "$here/../../../tools/lib/prism_lib.sh"
 DURATION_MS=${DURATION_MS:-1500}
 P=tx
 NHOSTS=5
@@ -27,13 +28,8 @@ out=${PRISM_OUT:+$PRISM_OUT/tx-test}
 out=${out:-$tmp/logs}
 mkdir -p "$out"
 loaded_here=0
-t=0
-failed=0
 srv_pids=()
 
-ok() { t=$((t + 1)); echo "ok $t - $1"; }
-not_ok() { t=$((t + 1)); failed=$((failed + 1)); echo "not ok $t - $1"; }
-check() { if eval "$2"; then ok "$1"; else not_ok "$1"; fi; }
 # Value of key=value in a file (first match).
 kv() { sed -n "s/.*\\b$2=\\([0-9.]*\\).*/\\1/p" "$1" | head -n 1; }
 sum_kv() { cat "$@" 2>/dev/null | sed -n "s/.*\\bcommits=\\([0-9]*\\).*/\\1/p" | awk '{s += $1} END {print s + 0}'; }
@@ -61,7 +57,7 @@ if [ ! -d /sys/module/prism ]; then
 fi
 modprobe -q sch_netem 2>/dev/null
 hosts_down $P $NHOSTS
-hosts_up $P $NHOSTS || { echo "Bail out! cannot create hosts"; exit 1; }
+hosts_up $P $NHOSTS || bail "cannot create hosts"
 
 # start_servers NAME KEYS: two shards; sets $infos.
 start_servers() {
@@ -121,8 +117,8 @@ scenario() {
 	return $rc
 }
 
-echo "TAP version 13"
-echo "1..21"
+tap_header
+tap_plan 21
 for proto in prism farm; do
 	total=$((ACCOUNTS * INIT))
 	scenario $proto-bank $proto bank $ACCOUNTS
@@ -176,4 +172,4 @@ check "the checker rejects a hand-made non-serializable history" \
 for f in "$out"/*.client* "$out"/*.check; do
 	echo "# $(basename "$f"): $(head -n 2 "$f" | tr '\n' ' ')"
 done
-[ "$failed" = 0 ]
+tap_finish

@@ -47,8 +47,8 @@
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
 repo=$(cd "$here/../../.." && pwd)
-# shellcheck source=../../../tools/lib/hosts.sh
-. "$repo/tools/lib/hosts.sh"
+# shellcheck source=../../../tools/lib/prism_lib.sh
+. "$repo/tools/lib/prism_lib.sh"
 
 FLOOD_FRAMES=${FLOOD_FRAMES:-100000}
 K=${HZ_K:-300}
@@ -63,24 +63,8 @@ cg_mounted=0
 tmp=$(mktemp -d /tmp/hostile.XXXXXX)
 loaded_here=0
 pids=()
-t=0
-failed=0
-
-ok() { t=$((t + 1)); echo "ok $t - $1"; }
-not_ok() { t=$((t + 1)); failed=$((failed + 1)); echo "not ok $t - $1"; }
-skip() { t=$((t + 1)); echo "ok $t - $1 # SKIP $2"; }	# DESC REASON
-# check DESC EXPR [DIAG]: one test; DIAG (a shell string) is printed as
-# comments when it fails.
-check() {
-	if eval "$2"; then
-		ok "$1"
-	else
-		not_ok "$1"
-		[ -n "${3:-}" ] && eval "echo \"$3\"" | sed 's/^/#   /'
-	fi
-	return 0
-}
-diag() { sed 's/^/# /' "$@" 2>/dev/null; }
+# TAP (check DESC EXPR [DIAG], skip DESC REASON, ...) and the waits
+# (wait_line, wait_exit, wait_until, snooze) come from prism_lib.sh.
 
 # Under TCG every exec costs; the helpers below fork as little as they can.
 isnum() { [[ ${1:-} =~ ^-?[0-9]+$ ]]; }
@@ -88,9 +72,6 @@ ge() { isnum "$1" && [ "$1" -ge "$2" ]; }	# A >= B, A a number
 # d A B: B - A, or "?" unless both are numbers (for diagnostics).
 d() { if isnum "$1" && isnum "$2"; then echo $(($2 - $1)); else echo "?"; fi; }
 sect() { echo "# ---- $1 (at ${SECONDS}s)"; }
-now_ms() { local u=${EPOCHREALTIME/./}; echo $((u / 1000)); }
-# snooze SECONDS: sleep without a process (a read that times out).
-snooze() { read -r -t "$1" -u 18 _ 2>/dev/null; return 0; }
 in_ns() { local ns=$1; shift; nsenter --net="/run/netns/$ns" -- "$@"; }
 # For background jobs (bg needs a command that execs, not a function).
 IN_T=(nsenter --net=/run/netns/hz1 --)
@@ -143,40 +124,6 @@ bg() {
 	pids+=($!)
 	printf -v "$var" %s $!
 }
-# has_line FILE REGEX: a line of FILE matches (extended regex).
-has_line() {
-	local line
-	while IFS= read -r line; do
-		[[ $line =~ $2 ]] && return 0
-	done < "$1"
-	return 1
-} 2>/dev/null
-# wait_grep FILE REGEX MS [PID]: until FILE has a line matching REGEX, at
-# most MS ms, and only while PID lives.
-wait_grep() {
-	local f=$1 re=$2 end=$(($(now_ms) + $3)) pid=${4:-}
-	until has_line "$f" "$re"; do
-		[ "$(now_ms)" -ge "$end" ] && return 1
-		if [ -n "$pid" ] && proc_exited "$pid"; then
-			has_line "$f" "$re"
-			return
-		fi
-		snooze 0.05
-	done
-}
-# wait_exit PID MS: its exit status, or 124 after killing it at MS ms.
-wait_exit() {
-	local pid=$1 end=$(($(now_ms) + $2))
-	until proc_exited "$pid"; do
-		if [ "$(now_ms)" -ge "$end" ]; then
-			kill -9 "$pid" 2>/dev/null
-			wait "$pid" 2>/dev/null
-			return 124
-		fi
-		snooze 0.05
-	done
-	wait "$pid"
-}
 stop() {	# PID...: kill and reap
 	local p
 	for p in "$@"; do
@@ -195,7 +142,7 @@ start_server() {
 		"$here/hz_server" eth0 "$ep" "$@"
 	printf -v "${name}_pid" %s "$pid"
 	printf -v "${name}_line" %s ""
-	if ! wait_grep "$tmp/$name.srv" '^mac=' 30000 "$pid"; then
+	if ! wait_line -i 0.05 "$tmp/$name.srv" '^mac=' 30000 "$pid"; then
 		echo "# server $name did not start:"
 		diag "$tmp/$name.srv"
 		return 1
@@ -206,15 +153,6 @@ start_server() {
 	done < "$tmp/$name.srv"
 	printf -v "${name}_line" %s "$line"
 }
-# Wall-clock bounded poll: until CMD succeeds, at most MS ms.
-poll_until() {
-	local end=$(($(now_ms) + $1))
-	shift
-	until "$@"; do
-		[ "$(now_ms)" -ge "$end" ] && return 1
-		snooze 0.1
-	done
-}
 
 cleanup() {
 	local p
@@ -224,11 +162,11 @@ cleanup() {
 		for p in $(cat "$cg_dir/cgroup.procs" 2>/dev/null); do
 			kill -9 "$p" 2>/dev/null
 		done
-		poll_until 5000 rmdir "$cg_dir" 2>/dev/null
+		wait_until -i 0.1 5000 rmdir "$cg_dir" 2>/dev/null
 	fi
 	[ "$cg_mounted" = 1 ] && umount "$CG" 2>/dev/null
 	hosts_down hz 3
-	[ "$loaded_here" = 1 ] && poll_until 5000 rmmod prism 2>/dev/null
+	[ "$loaded_here" = 1 ] && wait_until -i 0.1 5000 rmmod prism 2>/dev/null
 	rm -rf "$tmp"
 }
 trap cleanup EXIT
@@ -247,15 +185,12 @@ if [ ! -d /sys/module/prism ]; then
 fi
 for m in veth bridge ipip ip_gre 8021q sch_prio sch_netem; do modprobe -q "$m" 2>/dev/null; done
 
-echo "TAP version 13"
-echo "1..$PLAN"
+tap_header
+tap_plan "$PLAN"
 
 hosts_down hz 3
-if ! hosts_up hz 3; then
-	echo "Bail out! cannot create the hosts"
-	exit 1
-fi
-mkfifo "$tmp/snooze" && exec 18<>"$tmp/snooze"
+hosts_up hz 3 || bail "cannot create the hosts"
+snooze_init "$tmp"
 for ns in "$T" "$L" "$X"; do
 	bg a "$tmp/anchor-$ns" nsenter --net="/run/netns/$ns" -- sleep 3600
 	anchor[$ns]=$a
@@ -346,19 +281,19 @@ PIN_ROOT=("${IN_L[@]}" prlimit --memlock=1048576:1048576 -- "$here/hz_pin")
 pin_nobody() { "${PIN_NOBODY[@]}" "$@"; }
 pin_root() { "${PIN_ROOT[@]}" "$@"; }
 bg d_first "$tmp/d_first" "${PIN_NOBODY[@]}" first eth0 768 "$tmp/d_hold1" child 768
-wait_grep "$tmp/d_first" 'first holding=1' 30000 "$d_first"
+wait_line -i 0.05 "$tmp/d_first" 'first holding=1' 30000 "$d_first"
 pin_nobody second eth0 768 - > "$tmp/d_second" 2>&1
 touch "$tmp/d_hold1"
-wait_exit "$d_first" 30000 >/dev/null
+wait_exit -i 0.05 "$d_first" 30000 >/dev/null
 d_zero() { [ "$(stat_of "$L" pinned_pages)" = 0 ]; }
-poll_until 10000 d_zero
+wait_until -i 0.1 10000 d_zero
 d_pinned=$(stat_of "$L" pinned_pages)
 pin_nobody third eth0 768 - > "$tmp/d_third" 2>&1
 bg d_ra "$tmp/d_ra" "${PIN_ROOT[@]}" rootA eth0 768 "$tmp/d_hold2"
-wait_grep "$tmp/d_ra" 'rootA holding=1' 30000 "$d_ra"
+wait_line -i 0.05 "$tmp/d_ra" 'rootA holding=1' 30000 "$d_ra"
 pin_root rootB eth0 768 - > "$tmp/d_rb" 2>&1
 touch "$tmp/d_hold2"
-wait_exit "$d_ra" 30000 >/dev/null
+wait_exit -i 0.05 "$d_ra" 30000 >/dev/null
 check "D: nobody (memlock 1 MiB) registers 768 KiB" '[ "$(kv "$tmp/d_first" reg first)" = OK ]' \
 	'$(cat "$tmp/d_first")'
 check "D: a second process of the same user cannot register 768 KiB more (ENOMEM)" \
@@ -471,10 +406,10 @@ b_before=$(stat_of "$L" resp_forged)
 in_ns "$T" tc qdisc add dev eth0 root netem delay 20ms
 bg b_forge "$tmp/b_forge" "${IN_X[@]}" "$here/hz_forge" eth0 /run/netns/$T eth0 64 \
 	"$tmp/b_stop" 300 $s7_line
-wait_grep "$tmp/b_forge" '^ready=1' 30000 "$b_forge"
+wait_line -i 0.05 "$tmp/b_forge" '^ready=1' 30000 "$b_forge"
 HZ_TIMEOUT_MS=10000 client read 200 4096 64 $s7_line > "$tmp/b_read" 2>&1
 touch "$tmp/b_stop"
-wait_exit "$b_forge" 30000 >/dev/null
+wait_exit -i 0.05 "$b_forge" 30000 >/dev/null
 in_ns "$T" tc qdisc del dev eth0 root 2>/dev/null
 b_after=$(stat_of "$L" resp_forged)
 diag "$tmp/b_forge"
@@ -528,17 +463,17 @@ hog() {
 }
 if [ "$c_ok" = 1 ]; then
 	bg c_hog "$tmp/c_hog" hog
-	wait_grep "$tmp/c_hog" '^holding=1' 60000 "$c_hog"
+	wait_line -i 0.05 "$tmp/c_hog" '^holding=1' 60000 "$c_hog"
 fi
 c_slab1=$(slab_kb)
 c_full1=$(stat_of "$L" rcvbuf_full)
 touch "$tmp/c_release"
-[ "$c_ok" = 1 ] && wait_exit "$c_hog" 30000 >/dev/null
+[ "$c_ok" = 1 ] && wait_exit -i 0.05 "$c_hog" 30000 >/dev/null
 c_mem_back() { c_mem2=$(cg_mem); isnum "$c_mem2" && [ "$c_mem2" -le $((c_mem0 + (2 << 20))) ]; }
 c_slab_back() { c_slab2=$(slab_kb); [ "$c_slab2" -le $((c_slab0 + 2048)) ]; }
 c_memback=no c_slabback=no
-isnum "$c_mem0" && poll_until 15000 c_mem_back && c_memback=yes
-poll_until 15000 c_slab_back && c_slabback=yes
+isnum "$c_mem0" && wait_until -i 0.1 15000 c_mem_back && c_memback=yes
+wait_until -i 0.1 15000 c_slab_back && c_slabback=yes
 diag "$tmp/c_hog"
 echo "# SUnreclaim: before ${c_slab0} kB, holding ${c_slab1} kB, after exit ${c_slab2} kB; memory.current before $c_mem0, after $c_mem2"
 check "C: the unprivileged client in a memory cgroup got ENOBUFS from sendmsg" \
@@ -592,7 +527,7 @@ check "A: raw: rkey 0, a random rkey and an unbound endpoint all get NO_ENDPOINT
 # L: K increments unflooded, then K more while X floods.
 bg a_l "$tmp/a_l" "${IN_L[@]}" "$here/hz_client" eth0 cas "$K" "$tmp/a_go" $a8_line
 legit=$((legit + 1))
-wait_grep "$tmp/a_l" '^waiting=1' 600000 "$a_l"
+wait_line -i 0.05 "$tmp/a_l" '^waiting=1' 600000 "$a_l"
 a_slab0=$(slab_kb)
 a_unauth0=$(stat_of "$T" unauth_refused)
 a_lim0=$(stat_of "$T" replies_limited)
@@ -618,13 +553,13 @@ sampler() {
 }
 bg a_samp "$tmp/a_samp" sampler
 bg a_x "$tmp/a_x" "${IN_X[@]}" "$here/hz_flood" eth0 "$FLOOD_FRAMES" "$SEED" $a8_line
-wait_grep "$tmp/a_x" '^started=1' 60000 "$a_x"
+wait_line -i 0.05 "$tmp/a_x" '^started=1' 60000 "$a_x"
 touch "$tmp/a_go"
-wait_exit "$a_l" 900000
+wait_exit -i 0.05 "$a_l" 900000
 a_lrc=$?
-wait_exit "$a_x" 900000 >/dev/null
+wait_exit -i 0.05 "$a_x" 900000 >/dev/null
 touch "$tmp/a_sstop"
-wait_exit "$a_samp" 30000 >/dev/null
+wait_exit -i 0.05 "$a_samp" 30000 >/dev/null
 a_sess_after=$(stat_of "$T" sessions)
 a_rcache_after=$(stat_of "$T" rcache_bytes)
 a_unauth1=$(stat_of "$T" unauth_refused)
@@ -683,8 +618,4 @@ check "A: after the flood a new client socket gets OK on 10 of 10 READs at once 
 	'$(cat "$tmp/a_new")'
 stop "$a8_pid" "$a9_pid"
 
-if [ "$t" != "$PLAN" ]; then
-	echo "# planned $PLAN tests, ran $t"
-	failed=$((failed + 1))
-fi
-[ "$failed" = 0 ]
+tap_finish

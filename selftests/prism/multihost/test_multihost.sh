@@ -39,7 +39,8 @@ N=${PRISM_MH_CAS_N:-200}
 WAIT=${PRISM_MH_WAIT_MS:-1200000}
 CAS_OFF=$((0x1d800))
 KEY=mh-greeting
-. "$repo/tools/lib/hosts.sh"
+# shellcheck source=../../../tools/lib/prism_lib.sh
+. "$repo/tools/lib/prism_lib.sh"
 
 echo "PRISM-TESTS-BEGIN multihost guest $g" > /dev/kmsg
 tmp=$(mktemp -d /tmp/prism-mh.XXXXXX)
@@ -162,33 +163,25 @@ guest_client2() {
 net_cases=" read_direct scratch no_endpoint timeout window_per_peer peer_limit "
 net_cases+=" errno_socket errno_chain errno_ioctl stats "
 
-t=0 failed=0
-now_ms() { local x=${EPOCHREALTIME//[!0-9]/}; echo $((x / 1000)); }
 result() {	# RC NAME: one TAP line, with the time since $t_start
-	t=$((t + 1))
 	local ms=$(($(now_ms) - t_start))
-	if [ "$1" = 0 ]; then
-		echo "ok $t - $2 ($ms ms)"
-	else
-		echo "not ok $t - $2 ($ms ms)"
-		failed=$((failed + 1))
-	fi
+	tap_result "$1" "$2 ($ms ms)"
 	t_start=$(now_ms)
 }
-skip() { t=$((t + 1)); echo "ok $t - $1 # SKIP $2"; t_start=$(now_ms); }
+skip() { tap_skip "$@"; t_start=$(now_ms); }
 diag() { sed -e 's/^# //' -e 's/^/# /'; }
 
 guest_coord() {
 	local cases c ok=0 v0 v1 r0 r1 rc line st2 re2 out2 out srv_ok=0 cas_ok=1
 	trap 'mark done-0 finished; cleanup' EXIT
 	cases=$("$T" list 2>/dev/null | awk '{ print $1 }')
-	echo "TAP version 13"
+	tap_header
 	if [ -z "$cases" ]; then
-		echo "1..1"
-		echo "not ok 1 - $T list (build selftests on the host)"
+		tap_plan 1
+		not_ok "$T list (build selftests on the host)"
 		return 1
 	fi
-	echo "1..$((3 + $(echo "$cases" | wc -w) + 3 + 4))"
+	tap_plan $((3 + $(echo "$cases" | wc -w) + 3 + 4))
 	t_start=$(now_ms)
 
 	setup && ok=1
@@ -297,8 +290,7 @@ guest_coord() {
 			skip "KV: $c" "the server is not reachable"
 		done
 	fi
-	echo "# $failed of $t failed"
-	[ "$failed" = 0 ]
+	tap_finish
 }
 
 case $g in

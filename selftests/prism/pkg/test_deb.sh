@@ -28,6 +28,8 @@ set -u
 
 here=$(cd "$(dirname "$0")" && pwd)
 repo=$(cd "$here/../../.." && pwd)
+# shellcheck source=../../../tools/lib/prism_lib.sh
+. "$repo/tools/lib/prism_lib.sh"
 debdir=${1:-$repo/build/deb}
 case $debdir in /*) ;; *) debdir=$PWD/$debdir ;; esac
 
@@ -37,11 +39,9 @@ NS_S=pkg-srv NS_C=pkg-cli
 EP=9
 PATH_IN=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin
 
-ntest=0 nfail=0
-ok() { ntest=$((ntest + 1)); echo "ok $ntest - $*"; }
+# not_ok DESC: also the tail of $T/log.
 not_ok() {
-	ntest=$((ntest + 1)); nfail=$((nfail + 1))
-	echo "not ok $ntest - $*"
+	tap_not_ok "$@"
 	[ -s "$T/log" ] && tail -n 25 "$T/log" | sed 's/^/#   /'
 }
 # check DESC CMD...: passes iff CMD succeeds (its output in $T/log).
@@ -50,6 +50,7 @@ check() {
 	shift
 	if "$@" > "$T/log" 2>&1; then ok "$desc"; else not_ok "$desc"; fi
 }
+# bail MSG: also undoes the mounts (there is no EXIT trap).
 bail() { echo "Bail out! $*"; cleanup; exit 1; }
 
 # inroot CMD...: run CMD in the package root with a clean environment.
@@ -83,7 +84,7 @@ for p in prism-dkms prism-tools liburing-prism liburing-prism-dev; do
 	debs+=("$f")
 done
 kver=$(uname -r)
-echo "1..16"
+tap_plan 16
 echo "# packages: ${debs[*]##*/}"
 echo "# kernel: $kver"
 
@@ -281,6 +282,4 @@ check "dpkg -P prism-dkms purges the conffile" \
 	       [ ! -e $root/etc/modprobe.d/prism.conf ]"
 
 cleanup
-echo "# $((ntest - nfail)) of $ntest passed"
-[ "$ntest" -eq 16 ] || echo "# planned 16, ran $ntest"
-[ "$nfail" -eq 0 ]
+tap_finish

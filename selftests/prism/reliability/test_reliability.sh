@@ -20,6 +20,8 @@
 #      N (chains per client, 150), FUZZ_FRAMES (20000), FUZZ_SEED (random).
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
+# shellcheck source=../../../tools/lib/prism_lib.sh
+. "$here/../../../tools/lib/prism_lib.sh"
 REPEAT=${REPEAT:-1}
 N=${N:-150}
 FUZZ_FRAMES=${FUZZ_FRAMES:-20000}
@@ -27,12 +29,7 @@ FUZZ_SEED=${FUZZ_SEED:-$RANDOM}
 TIMEOUT_MS=20000
 tmp=$(mktemp -d)
 loaded_here=0
-t=0
-failed=0
 
-ok() { t=$((t + 1)); echo "ok $t - $1"; }
-not_ok() { t=$((t + 1)); failed=$((failed + 1)); echo "not ok $t - $1"; }
-check() { if eval "$2"; then ok "$1"; else not_ok "$1"; fi; }
 # Value of key=value in a file.
 kv() { sed -n "s/.*\\b$2=\\([0-9]*\\).*/\\1/p" "$1" | head -n 1; }
 stat_of() { ip netns exec "$1" awk -v k="$2" '$1 == k { print $2 }' /proc/net/prism; }
@@ -46,16 +43,6 @@ cleanup() {
 	rm -rf "$tmp"
 }
 trap cleanup EXIT
-
-# Wait (bounded) until a file has a line.
-wait_line() {
-	local i
-	for i in $(seq 200); do
-		[ -s "$1" ] && return 0
-		sleep 0.05
-	done
-	return 1
-}
 
 if [ ! -d /sys/module/prism ]; then
 	insmod "${PRISM_KO:?PRISM_KO must name prism.ko}" || exit 1
@@ -78,7 +65,9 @@ done
 
 start_server() {	# ns ep nbufs rate outfile
 	ip netns exec "$1" "$here/rel_server" eth0 "$2" "$3" "$4" >"$5" 2>&1 &
-	wait_line "$5"
+	# Its address line: a wall-clock bound (200 polls of 0.05 s before),
+	# and no longer once the server is gone.
+	wait_file -i 0.05 "$5" 20000 $!
 }
 
 client() {	# ns id args...
@@ -99,8 +88,8 @@ netem_all() {	# add|del
 	done
 }
 
-echo "TAP version 13"
-echo "1..$((REPEAT * 6 + 10))"
+tap_header
+tap_plan $((REPEAT * 6 + 10))
 
 for round in $(seq "$REPEAT"); do
 	nb=$((2 * N + 64))
@@ -132,7 +121,7 @@ for round in $(seq "$REPEAT"); do
 		"[ \"\$(stat_of c1 retransmits)\" -gt 0 ] && [ \"\$(stat_of c2 retransmits)\" -gt 0 ]"
 	check "round $round: the target answered repeats from its reply cache" \
 		"[ \"\$(stat_of srv duplicates)\" -gt 0 ]"
-	[ "$failed" = 0 ] || cat "$tmp"/cas* "$tmp"/al* "$tmp/ver" >&2
+	[ "$TAP_FAILED" = 0 ] || cat "$tmp"/cas* "$tmp"/al* "$tmp/ver" >&2
 	kill -9 $srv_pid
 	wait $srv_pid 2>/dev/null
 done
@@ -211,4 +200,4 @@ ip netns exec c1 "$here/frame_fuzz" eth0 random $addr "$FUZZ_FRAMES" "$FUZZ_SEED
 check "hostile frames: $FUZZ_FRAMES random frames (seed $FUZZ_SEED), then the target still serves" \
 	"[ $? = 0 ]"
 
-[ "$failed" = 0 ]
+tap_finish

@@ -28,20 +28,19 @@ EVENTS="prism_chain_rx prism_chain_exec prism_chain_complete prism_chain_retrans
 N=${TRACE_CAS_N:-20}		# CAS increments
 EP_SRV=11 EP_SLOW=12 EP_DEAD=77
 
-# shellcheck source=../../../tools/lib/hosts.sh
-. "$repo/tools/lib/hosts.sh"
+# shellcheck source=../../../tools/lib/prism_lib.sh
+. "$repo/tools/lib/prism_lib.sh"
 
 tmp=$(mktemp -d /tmp/prism-trace.XXXXXX)
-ntest=0 nfail=0 loaded_here=0 mounted_here=0
+loaded_here=0 mounted_here=0
 pids=()
 
-ok() { ntest=$((ntest + 1)); echo "ok $ntest - $*"; }
-not_ok() { ntest=$((ntest + 1)); nfail=$((nfail + 1)); echo "not ok $ntest - $*"; }
-# check DESC CMD...: one test, passing iff CMD (evaluated) succeeds.
+# check DESC CMD...: one test, passing iff CMD (its words joined, evaluated)
+# succeeds.
 check() {
 	local desc=$1
 	shift
-	if eval "$*"; then ok "$desc"; else not_ok "$desc"; fi
+	tap_check "$desc" "$*"
 }
 log() { echo "# $*"; }
 
@@ -59,11 +58,6 @@ cleanup() {
 	rm -rf "$tmp"
 }
 trap cleanup EXIT
-
-bail() {
-	echo "Bail out! $*"
-	exit 1
-}
 
 # stat_of NS NAME: a counter of /proc/net/prism in netns NS.
 stat_of() { ip netns exec "$1" awk -v k="$2" '$1 == k { print $2 }' /proc/net/prism; }
@@ -85,8 +79,8 @@ all_num() { awk -v n="$2" -v op="$1" 'BEGIN { c = 0; bad = 0 }
 
 snapshot() { cat "$TR/trace" > "$tmp/trace"; }
 
-echo "TAP version 13"
-echo "1..20"
+tap_header
+tap_plan 20
 
 # ---------------------------------------------------------------- setup
 for b in "$T" "$REL/rel_server" "$REL/rel_client"; do
@@ -219,5 +213,4 @@ snapshot
 check "events disabled: enable reads 0 and nothing is recorded" \
 	"[ \"\$(cat $TR/events/prism/enable)\" = 0 ] && ! grep -q ' prism_chain_' $tmp/trace"
 
-echo "# $nfail of $ntest failed"
-[ "$nfail" = 0 ]
+tap_finish
