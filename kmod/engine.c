@@ -379,8 +379,8 @@ static int prism_resolve_region(struct prism_op_state *x, u32 need,
 }
 
 /* Region bytes [va, va + len), entirely inside the op's region. */
-static int prism_resolve_mem(struct prism_op_state *x, u64 va, u64 len, u32 need,
-			     struct prism_ref *ref)
+static int prism_resolve_mem(struct prism_op_state *x, u64 va, u64 len,
+			     u32 need, struct prism_ref *ref)
 {
 	const struct prism_region *r;
 	int st;
@@ -453,15 +453,16 @@ static int prism_resolve_redirect(struct prism_op_state *x, u32 len,
 				  struct prism_ref *ref)
 {
 	return prism_resolve_ref(x, x->op->flags & PRISM_F_REDIRECT_SCRATCH,
-				 x->op->redirect, len, PRISM_ACCESS_REMOTE_WRITE,
-				 ref);
+				 x->op->redirect, len,
+				 PRISM_ACCESS_REMOTE_WRITE, ref);
 }
 
 /* ---------------------------------------------------------------------------
  * Ops.  Each returns a PRISM_S_* status and sets *out_len to the bytes it
  * wrote at out (its output in the response).
  */
-static int prism_exec_read(struct prism_op_state *x, const struct prism_decoded_op *p,
+static int prism_exec_read(struct prism_op_state *x,
+			   const struct prism_decoded_op *p,
 			   u8 *out, u32 *out_len)
 {
 	const struct prism_op *op = &p->op;
@@ -477,10 +478,12 @@ static int prism_exec_read(struct prism_op_state *x, const struct prism_decoded_
 			return st;
 		if (bounded && bound < n)
 			n = bound;
-		st = prism_resolve_mem(x, ptr, n, PRISM_ACCESS_REMOTE_READ, &src);
+		st = prism_resolve_mem(x, ptr, n, PRISM_ACCESS_REMOTE_READ,
+				       &src);
 	} else {
 		st = prism_resolve_ref(x, op->flags & PRISM_F_ADDR_SCRATCH,
-				       op->addr, n, PRISM_ACCESS_REMOTE_READ, &src);
+				       op->addr, n, PRISM_ACCESS_REMOTE_READ,
+				       &src);
 	}
 	if (st)
 		return st;
@@ -503,7 +506,8 @@ static int prism_exec_read(struct prism_op_state *x, const struct prism_decoded_
 	return PRISM_S_OK;
 }
 
-static int prism_exec_write(struct prism_op_state *x, const struct prism_decoded_op *p)
+static int prism_exec_write(struct prism_op_state *x,
+			    const struct prism_decoded_op *p)
 {
 	const struct prism_op *op = &p->op;
 	struct prism_ref src, dst;
@@ -539,7 +543,8 @@ static int prism_resolve_operand(struct prism_op_state *x, u64 addr, u8 *buf)
 	return PRISM_S_OK;
 }
 
-static int prism_exec_cas(struct prism_op_state *x, const struct prism_decoded_op *p,
+static int prism_exec_cas(struct prism_op_state *x,
+			  const struct prism_decoded_op *p,
 			  u8 *out, u32 *out_len)
 {
 	u8 cmp[PRISM_MAX_CAS], swp[PRISM_MAX_CAS], old[PRISM_MAX_CAS];
@@ -595,7 +600,8 @@ static int prism_exec_cas(struct prism_op_state *x, const struct prism_decoded_o
 	return ok ? PRISM_S_OK : PRISM_S_CMP_FAILED;
 }
 
-static int prism_exec_alloc(struct prism_op_state *x, const struct prism_decoded_op *p,
+static int prism_exec_alloc(struct prism_op_state *x,
+			    const struct prism_decoded_op *p,
 			    u8 *out, u32 *out_len)
 {
 	const struct prism_op *op = &p->op;
@@ -619,7 +625,8 @@ static int prism_exec_alloc(struct prism_op_state *x, const struct prism_decoded
 	if (st)
 		return st;
 	/* Posted buffers lie in the list's region, which cannot go away. */
-	st = prism_resolve_mem(x, addr, op->len, PRISM_ACCESS_REMOTE_WRITE, &buf);
+	st = prism_resolve_mem(x, addr, op->len, PRISM_ACCESS_REMOTE_WRITE,
+			       &buf);
 	if (WARN_ON_ONCE(st))
 		return st;
 	if (op->len)
@@ -635,7 +642,8 @@ static int prism_exec_alloc(struct prism_op_state *x, const struct prism_decoded
 	return PRISM_S_OK;
 }
 
-static int prism_exec_send(struct prism_op_state *x, const struct prism_decoded_op *p)
+static int prism_exec_send(struct prism_op_state *x,
+			   const struct prism_decoded_op *p)
 {
 	struct prism_exec_ctx *ctx = x->ctx;
 	int st;
@@ -648,7 +656,8 @@ static int prism_exec_send(struct prism_op_state *x, const struct prism_decoded_
 	return st;
 }
 
-static int prism_exec_op(struct prism_op_state *x, const struct prism_decoded_op *p,
+static int prism_exec_op(struct prism_op_state *x,
+			 const struct prism_decoded_op *p,
 			 u8 *out, u32 *out_len)
 {
 	switch (p->op.opcode) {
