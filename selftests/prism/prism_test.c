@@ -325,7 +325,7 @@ static int cmd_client_all(int argc, char **argv)
 			rc = 125;
 		snprintf(path, sizeof(path), "%s/%s.rc", o.outdir, k->name);
 		snprintf(text, sizeof(text), "%d %lld\n", rc, now_ms() - t0);
-		write_file_atomic(path, text);
+		pu_write_atomic(path, text);
 		any |= rc;
 	}
 	return any ? 1 : 0;
@@ -349,7 +349,7 @@ static int cmd_hold(int argc, char **argv)
 	fd = prism_open(argv[1], 0, 0);
 	if (fd < 0)
 		die("prism_open", fd);
-	if (write_file_atomic(argv[2], "ready\n"))
+	if (pu_write_atomic(argv[2], "ready\n"))
 		die("ready file", errno);
 	for (;;)
 		pause();
@@ -402,7 +402,7 @@ static int cmd_cas_incr(int argc, char **argv)
 		die("usage: cas-incr --if --info --off --n --ready --go", EINVAL);
 	if (cl_read_u64(&c, rw(&c, o.off), &cur))
 		return 1;
-	if (write_file_atomic(o.ready, "ready\n"))
+	if (pu_write_atomic(o.ready, "ready\n"))
 		die("ready file", errno);
 	if (wait_for_file(o.go, 60000))
 		die("waiting for the go file", ETIMEDOUT);
@@ -618,7 +618,7 @@ static int cmd_flood(int argc, char **argv)
 		}
 		if (!ready && completed >= 200) {
 			/* Traffic is flowing: the script may delete the link. */
-			write_file_atomic(o.ready, "ready\n");
+			pu_write_atomic(o.ready, "ready\n");
 			ready = 1;
 		}
 	}

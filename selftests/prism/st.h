@@ -13,6 +13,7 @@
 #include <sys/types.h>
 
 #include "liburing-prism.h"
+#include "prism_util.h"	/* pu_now_ns(), pu_write_atomic() */
 
 /* ------------------------------------------------------------------------
  * Server memory layout (set up by cmd_server() in prism_test.c).  Offsets
@@ -107,7 +108,6 @@ void st_mem_diff(const char *file, int line, const char *what,
 long long now_ms(void);
 /* Bounded wait for a file to exist (poll every few ms). */
 int wait_for_file(const char *path, int timeout_ms);
-int write_file_atomic(const char *path, const char *text);
 /* Read/write server memory with process_vm_readv/writev. */
 int peek(pid_t pid, __u64 addr, void *buf, size_t len);
 int poke(pid_t pid, __u64 addr, const void *buf, size_t len);

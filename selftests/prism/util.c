@@ -76,10 +76,7 @@ void st_mem_diff(const char *file, int line, const char *what,
 
 long long now_ms(void)
 {
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+	return (long long)(pu_now_ns() / 1000000);
 }
 
 int wait_for_file(const char *path, int timeout_ms)
@@ -92,23 +89,6 @@ int wait_for_file(const char *path, int timeout_ms)
 			return -ETIMEDOUT;
 		nanosleep(&ts, NULL);
 	}
-	return 0;
-}
-
-int write_file_atomic(const char *path, const char *text)
-{
-	char tmp[4096];
-	FILE *f;
-
-	snprintf(tmp, sizeof(tmp), "%s.tmp.%d", path, (int)getpid());
-	f = fopen(tmp, "w");
-	if (!f)
-		return -errno;
-	fputs(text, f);
-	if (fclose(f))
-		return -errno;
-	if (rename(tmp, path))
-		return -errno;
 	return 0;
 }
 
@@ -130,7 +110,7 @@ int srv_info_save(const char *path, const struct srv_info *s)
 		 s->fl_main, s->fl_small,
 		 (unsigned long long)s->big_addr, (unsigned long long)s->big_len,
 		 (unsigned long long)s->big_rkey);
-	return write_file_atomic(path, text);
+	return pu_write_atomic(path, text);
 }
 
 int srv_info_load(const char *path, struct srv_info *s)
