@@ -38,53 +38,35 @@ NOBODY=(setpriv --reuid=65534 --regid=65534 --clear-groups)
 offline=0
 [ "${1:-}" = --offline ] && offline=1
 
-# wait_file
-# shellcheck source=tools/lib/hosts.sh
-. "$repo/tools/lib/hosts.sh"
+# TAP and wait_file
+# shellcheck source=tools/lib/prism_lib.sh
+. "$repo/tools/lib/prism_lib.sh"
 
 T=$(mktemp -d /tmp/prismctl-test.XXXXXX)
 mkdir -p "$T/json"
-ntest=0
-nfail=0
 loaded=0
 pids=()
 
 # ---------------------------------------------------------------------------
 # TAP helpers
 # ---------------------------------------------------------------------------
-ok() {
-	ntest=$((ntest + 1))
-	echo "ok $ntest - $*"
-}
-
+# From prism_lib.sh, with this suite's twists: a failure also shows the
+# last prismctl run, a bail-out cleans up first, check runs a command.
 not_ok() {
-	ntest=$((ntest + 1))
-	nfail=$((nfail + 1))
-	echo "not ok $ntest - $*"
+	tap_not_ok "$@"
 	# Diagnostics: the last prismctl run.
 	echo "#   exit status: ${rc:-?}"
 	sed 's/^/#   stdout: /' "$T/out" 2>/dev/null | head -20
 	sed 's/^/#   stderr: /' "$T/err" 2>/dev/null | head -10
 }
 
-skip() {
-	ntest=$((ntest + 1))
-	echo "ok $ntest - $* # SKIP"
-}
-
 bail() {
-	echo "Bail out! $*"
 	cleanup
-	exit 1
+	tap_bail "$@"
 }
 
 # check DESC CMD...: one test, passing iff CMD succeeds.
-check() {
-	local desc=$1
-
-	shift
-	if "$@"; then ok "$desc"; else not_ok "$desc"; fi
-}
+check() { tap_check_cmd "$@"; }
 
 # ---------------------------------------------------------------------------
 # Running prismctl: stdout in $T/out, stderr in $T/err, status in $rc.
@@ -244,7 +226,7 @@ offline_tests() {
 	run_fail "monitor: extra argument" 2 "monitor region: unknown argument 'x'" - monitor region x
 
 	if module_loaded; then
-		skip "module absent: message (module is loaded)"
+		skip "module absent: message" "the module is loaded"
 	else
 		run_fail "module absent: clear message, status 1" 1 \
 			"prism module not loaded \(generic netlink family 'prism' not found\)" \
@@ -834,5 +816,4 @@ if [ "$offline" = 0 ]; then
 	fi
 fi
 cleanup
-echo "1..$ntest"
-[ "$nfail" -eq 0 ]
+tap_finish
