@@ -95,14 +95,9 @@ guest_cleanup() {
 	[ -n "$work" ] && rm -rf "$work"
 }
 
-wait_file() {
-	local i=0
-	until [ -s "$1" ]; do
-		[ "$i" -ge "$2" ] && return 1
-		sleep 0.02
-		i=$((i + 20))
-	done
-}
+# wait_file: a wall-clock bound that also notices a dead process
+# shellcheck source=lib/wait.sh
+. "$repo/tools/lib/wait.sh"
 
 cpu_ticks() { awk '{ print $14 + $15 }' "/proc/$1/stat"; }
 ctxt() { awk '/ctxt_switches/ { n += $2 } END { print n }' "/proc/$1/status"; }
@@ -147,7 +142,7 @@ guest_main() {
 	ip netns exec demo-srv "$EX/prism-example-server" eth0 7 > "$work/srv.out" 2>&1 &
 	srv=$!
 	pids+=("$srv")
-	wait_file "$work/srv.out" 30000 || { cat "$work/srv.out"; return 1; }
+	wait_file "$work/srv.out" 30000 "$srv" || { cat "$work/srv.out"; return 1; }
 	line=$(head -n 1 "$work/srv.out")
 	echo "  pid $srv, published: $line"
 	echo "  it now sleeps in pause(): state $(awk '{ print $3 }' "/proc/$srv/stat")," \

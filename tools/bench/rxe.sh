@@ -76,14 +76,9 @@ cleanup() {
 }
 trap cleanup EXIT
 
-wait_file() {
-	local i=0
-	until [ -s "$1" ]; do
-		[ "$i" -ge "$2" ] && return 1
-		sleep 0.02
-		i=$((i + 20))
-	done
-}
+# wait_file: a wall-clock bound that also notices a dead process
+# shellcheck source=../lib/wait.sh
+. "$here/../lib/wait.sh"
 
 # wait_listen PORT [NETNS]: until a perftest server listens on TCP PORT (its
 # out-of-band exchange), at most 60 s; a loaded TCG guest can take far
@@ -361,7 +356,7 @@ taskset -c $CPU_S "$B" verbs-server rxe1 "$G1" "$work/vs.info" "$work/vc.info" \
 pids+=($!)
 taskset -c $CPU_S "$B" prism-server vb 1 "$work/ps.info" > "$work/ps.log" 2>&1 &
 pids+=($!)
-wait_file "$work/ps.info" 30000 || { cat "$work/ps.log"; fail "PRISM server did not start"; }
+wait_file "$work/ps.info" 30000 "${pids[-1]}" || { cat "$work/ps.log"; fail "PRISM server did not start"; }
 taskset -c $CPU_C timeout 1200 "$B" pair-client va "$work/ps.info" rxe0 "$G0" \
 	"$work/vc.info" "$work/vs.info" "$work/vs.ready" "$N" "$W" > "$work/pair.log" 2>&1 ||
 	{ log "pair client failed:"; tail -5 "$work/pair.log" "$work/vs.log" "$work/ps.log"; }
