@@ -8,7 +8,7 @@
 # Stages, in order:
 #   build  `make all` pieces: module (stock kernel) and every userspace
 #          subdirectory that has a Makefile, one test each; kernel style
-#          (tools/kernel/lint.sh: checkpatch --strict, sparse)
+#          (tools/kernel/lint.sh: checkpatch --strict, sparse, kernel-doc)
 #   user   `make -C <dir> check` on the host for the userspace subdirectories
 #          whose Makefile has a check target (TAP on stdout); a 60 s
 #          coverage-guided fuzz pass of kmod/wire.c and kmod/engine.c
@@ -204,8 +204,8 @@ stage_build() {
 	run_logged "$logs/build-module.log" make module
 	[ "$status" -eq 0 ] && pass "build module (stock kernel)" || fail "build module (stock kernel), see $logs/build-module.log"
 	run_logged "$logs/lint.log" tools/kernel/lint.sh
-	[ "$status" -eq 0 ] && pass "kernel style: checkpatch --strict and sparse clean" ||
-		fail "kernel style: checkpatch/sparse findings, see $logs/lint.log"
+	[ "$status" -eq 0 ] && pass "kernel style: checkpatch --strict, sparse and kernel-doc clean" ||
+		fail "kernel style: checkpatch/sparse/kernel-doc findings, see $logs/lint.log"
 	local d
 	for d in $user_dirs; do
 		if [ ! -f "$d/Makefile" ]; then

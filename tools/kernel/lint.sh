@@ -4,9 +4,9 @@
 # Kernel-style checks of the module sources: checkpatch.pl --strict on
 # every file under kmod/ (generated files excepted), sparse on the stock
 # build (make C=2) and kernel-doc: the comments of kmod/ parse without
-# warnings, and every function declared in kmod/prism.h or
-# kmod/prism_net.h (and every EXPORT_SYMBOL*() of kmod/) has a kernel-doc
-# comment at its definition in kmod/*.c.  Prints one line per finding;
+# warnings, and every function declared in a kmod/prism*.h header (and
+# every EXPORT_SYMBOL*() of kmod/) has a kernel-doc comment at its
+# definition in kmod/*.c.  Prints one line per finding;
 # exits non-zero if there is any.
 #
 # checkpatch.pl and kernel-doc come from the kernel source the debug
@@ -73,7 +73,7 @@ documented=$( (perl "$kd" -rst "${csrc[@]}" 2>/dev/null || true) |
 # Functions declared in the headers (not static inline), and exported ones.
 wanted=$(sed -nE '/^static/d
 	s/^[a-z][a-z0-9_ ]*[ *]([a-z_][a-z0-9_]*)\(.*/\1/p' \
-	kmod/prism.h kmod/prism_net.h
+	kmod/prism*.h
 	{ grep -hoE '^EXPORT_SYMBOL[A-Z_]*\([A-Za-z0-9_]+\)' "${csrc[@]}" ||
 	  true; } | sed -E 's/.*\((.*)\)/\1/')
 wanted=$(sort -u <<< "$wanted")
