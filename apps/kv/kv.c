@@ -24,7 +24,6 @@
  */
 #define _GNU_SOURCE
 #include <errno.h>
-#include <getopt.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -168,23 +167,13 @@ static void make_value(unsigned char *val, size_t len, uint64_t key, uint64_t se
 
 static int cmd_bench(int argc, char **argv)
 {
-	static const struct option opts[] = {
-		{ "workload", required_argument, NULL, 'w' },
-		{ "dist", required_argument, NULL, 'd' },
-		{ "records", required_argument, NULL, 'r' },
-		{ "value", required_argument, NULL, 'v' },
-		{ "seconds", required_argument, NULL, 's' },
-		{ "seed", required_argument, NULL, 'S' },
-		{ "load", no_argument, NULL, 'l' },
-		{ "out", required_argument, NULL, 'o' },
-		{ NULL, 0, NULL, 0 },
-	};
+	static const double read_shares[] = { 0.5, 0.95, 1.0 };
 	static unsigned char val[KV_MAX_ENTRY], got[KV_MAX_ENTRY];
 	static struct pu_hist hist;
 	uint64_t records = 1000, seed = (uint64_t)getpid(), ops = 0, errors = 0;
 	uint64_t start, end, t0, seq = 0, i;
-	double read_share = 0.5, seconds = 3;
-	int zipf = 1, load = 0, opt, err, ret = 0;
+	double read_share, seconds = 3;
+	int workload = 0, zipf = 1, load = 0, err, ret = 0;
 	size_t vsize = 512, vlen;
 	const char *out = NULL;
 	struct kv_keygen gen = { 0 };
@@ -192,39 +181,24 @@ static int cmd_bench(int argc, char **argv)
 	struct kv_rng rng;
 	char key[32];
 	FILE *f;
+	const struct pu_opt opts[] = {
+		PU_OPT_CHOICE("workload", workload, "A|B|C", "read share 50 / 95 / 100 % (default A)"),
+		PU_OPT_CHOICE("dist", zipf, "uniform|zipf", "key popularity, Zipf theta 0.99 (default zipf)"),
+		PU_OPT("records", records, "N", "keys user0000000000.. (default 1000)"),
+		PU_OPT("value", vsize, "N", "value bytes (default 512)"),
+		PU_OPT("seconds", seconds, "S", "run time (default 3)"),
+		PU_OPT("seed", seed, "N", "random seed (default: pid)"),
+		PU_OPT_FLAG("load", load, "store all records first, then exit"),
+		PU_OPT("out", out, "FILE", "result file for \"kv merge\" (default: stdout)"),
+		PU_OPT_END,
+	};
+	const char *synopsis = "kv [--if IF] [--info FILE | --memcached IP:PORT] bench [options]";
 
-	optind = 1;
-	while ((opt = getopt_long(argc, argv, "", opts, NULL)) != -1) {
-		switch (opt) {
-		case 'w':
-			if (!strcmp(optarg, "A"))
-				read_share = 0.5;
-			else if (!strcmp(optarg, "B"))
-				read_share = 0.95;
-			else if (!strcmp(optarg, "C"))
-				read_share = 1.0;
-			else
-				return 2;
-			break;
-		case 'd':
-			if (!strcmp(optarg, "uniform"))
-				zipf = 0;
-			else if (!strcmp(optarg, "zipf"))
-				zipf = 1;
-			else
-				return 2;
-			break;
-		case 'r': records = strtoull(optarg, NULL, 0); break;
-		case 'v': vsize = strtoul(optarg, NULL, 0); break;
-		case 's': seconds = strtod(optarg, NULL); break;
-		case 'S': seed = strtoull(optarg, NULL, 0); break;
-		case 'l': load = 1; break;
-		case 'o': out = optarg; break;
-		default: return 2;
-		}
-	}
-	if (!records || vsize > sizeof(val) || seconds <= 0)
+	if (pu_parse_opts(argc, argv, opts, synopsis) < 0)
 		return 2;
+	read_share = read_shares[workload];
+	if (!records || vsize > sizeof(val) || seconds <= 0)
+		return pu_opts_usage(opts, synopsis);
 	if (mc_addr) {
 		st.is_mc = 1;
 		err = mc_connect(&st.mc, mc_addr);

@@ -25,7 +25,6 @@
  */
 #define _GNU_SOURCE
 #include <errno.h>
-#include <getopt.h>
 #include <inttypes.h>
 #include <poll.h>
 #include <signal.h>
@@ -395,28 +394,8 @@ static int write_info(const struct server *s, const char *path)
 	return pu_write_atomic(path, line);
 }
 
-static void usage(void)
-{
-	fprintf(stderr,
-		"usage: kv-server --if IFNAME --info FILE [--mode prism|pilaf] [--ep N]\n"
-		"                 [--slots N (power of two)] [--bufs N per class]\n"
-		"                 [--quarantine N (pilaf)] [--recycle-interval-ms N (prism)]\n");
-	exit(2);
-}
-
 int main(int argc, char **argv)
 {
-	static const struct option opts[] = {
-		{ "if", required_argument, NULL, 'i' },
-		{ "info", required_argument, NULL, 'f' },
-		{ "mode", required_argument, NULL, 'm' },
-		{ "ep", required_argument, NULL, 'e' },
-		{ "slots", required_argument, NULL, 's' },
-		{ "bufs", required_argument, NULL, 'b' },
-		{ "quarantine", required_argument, NULL, 'q' },
-		{ "recycle-interval-ms", required_argument, NULL, 'r' },
-		{ NULL, 0, NULL, 0 },
-	};
 	_Alignas(8) static unsigned char msg[4096];
 	const struct prism_msg *m = (const void *)msg;
 	const char *ifname = NULL, *info = NULL;
@@ -424,33 +403,28 @@ int main(int argc, char **argv)
 			    .quarantine = 256, .recycle_interval_ms = 500 };
 	struct sigaction sa = { .sa_handler = on_signal };
 	uint32_t nbufs = 4096, ep = 0;
-	int opt, err;
+	int pilaf = 0, err;
+	const struct pu_opt opts[] = {
+		PU_OPT("if", ifname, "IFNAME", "interface (required)"),
+		PU_OPT("info", info, "FILE", "address file to write (required)"),
+		PU_OPT_CHOICE("mode", pilaf, "prism|pilaf", "server kind (default prism)"),
+		PU_OPT("ep", ep, "N", "endpoint id (default: any)"),
+		PU_OPT("slots", s.nslots, "N", "hash slots, a power of two (default 65536)"),
+		PU_OPT("bufs", nbufs, "N", "buffers per class (default 4096)"),
+		PU_OPT("quarantine", s.quarantine, "N", "pilaf: freed buffers held back (default 256)"),
+		PU_OPT("recycle-interval-ms", s.recycle_interval_ms, "N",
+		       "prism: buffer recycling period (default 500)"),
+		PU_OPT_END,
+	};
+	const char *synopsis = "kv-server --if IFNAME --info FILE [options]";
 
-	while ((opt = getopt_long(argc, argv, "", opts, NULL)) != -1) {
-		switch (opt) {
-		case 'i': ifname = optarg; break;
-		case 'f': info = optarg; break;
-		case 'm':
-			if (!strcmp(optarg, "prism"))
-				s.proto = KV_PROTO_PRISM;
-			else if (!strcmp(optarg, "pilaf"))
-				s.proto = KV_PROTO_PILAF;
-			else
-				usage();
-			break;
-		case 'e': ep = (uint32_t)strtoul(optarg, NULL, 0); break;
-		case 's': s.nslots = strtoull(optarg, NULL, 0); break;
-		case 'b': nbufs = (uint32_t)strtoul(optarg, NULL, 0); break;
-		case 'q': s.quarantine = (uint32_t)strtoul(optarg, NULL, 0); break;
-		case 'r':
-			s.recycle_interval_ms = (uint32_t)strtoul(optarg, NULL, 0);
-			break;
-		default: usage();
-		}
-	}
+	if (pu_parse_opts(argc, argv, opts, synopsis) < 0)
+		return 2;
+	if (pilaf)
+		s.proto = KV_PROTO_PILAF;
 	if (!ifname || !info || !s.nslots || (s.nslots & (s.nslots - 1)) ||
 	    nbufs < 1)
-		usage();
+		return pu_opts_usage(opts, synopsis);
 	if (s.quarantine >= nbufs)
 		s.quarantine = nbufs / 2;
 

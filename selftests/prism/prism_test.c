@@ -37,7 +37,6 @@
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
-#include <getopt.h>
 #include <linux/membarrier.h>
 #include <stdlib.h>
 #include <string.h>
@@ -57,43 +56,27 @@ struct opts {
 	long n, big_mb;
 };
 
-static int parse_opts(int argc, char **argv, struct opts *o)
+/* The options of every command; a wrong one ends the program (status 2). */
+static void parse_opts(int argc, char **argv, struct opts *o)
 {
-	static const struct option lo[] = {
-		{ "if", required_argument, NULL, 'i' },
-		{ "info", required_argument, NULL, 'I' },
-		{ "peer-ns", required_argument, NULL, 'p' },
-		{ "peer-if", required_argument, NULL, 'P' },
-		{ "ready", required_argument, NULL, 'r' },
-		{ "go", required_argument, NULL, 'g' },
-		{ "off", required_argument, NULL, 'o' },
-		{ "expect", required_argument, NULL, 'e' },
-		{ "n", required_argument, NULL, 'n' },
-		{ "big", required_argument, NULL, 'b' },
-		{ "outdir", required_argument, NULL, 'O' },
-		{ NULL, 0, NULL, 0 },
+	const struct pu_opt lo[] = {
+		PU_OPT("if", o->ifname, "IF", "interface"),
+		PU_OPT("info", o->info, "FILE", "the server's info file"),
+		PU_OPT("peer-ns", o->peer_ns, "NS", "the server's netns (cases that open a socket there)"),
+		PU_OPT("peer-if", o->peer_if, "IF", "the server's interface in it"),
+		PU_OPT("ready", o->ready, "FILE", "created when ready"),
+		PU_OPT("go", o->go, "FILE", "start once it exists"),
+		PU_OPT("off", o->off, "N", "offset of the counter in the RW region"),
+		PU_OPT("expect", o->expect, "N", "expected counter value"),
+		PU_OPT("n", o->n, "N", "how many"),
+		PU_OPT("big", o->big_mb, "MB", "server: a big region of MB MiB"),
+		PU_OPT("outdir", o->outdir, "DIR", "client-all: one file per case"),
+		PU_OPT_END,
 	};
-	int ch;
 
 	memset(o, 0, sizeof(*o));
-	optind = 1;
-	while ((ch = getopt_long(argc, argv, "", lo, NULL)) != -1) {
-		switch (ch) {
-		case 'i': o->ifname = optarg; break;
-		case 'I': o->info = optarg; break;
-		case 'p': o->peer_ns = optarg; break;
-		case 'P': o->peer_if = optarg; break;
-		case 'r': o->ready = optarg; break;
-		case 'g': o->go = optarg; break;
-		case 'o': o->off = strtoull(optarg, NULL, 0); break;
-		case 'e': o->expect = strtoull(optarg, NULL, 0); break;
-		case 'n': o->n = strtol(optarg, NULL, 0); break;
-		case 'b': o->big_mb = strtol(optarg, NULL, 0); break;
-		case 'O': o->outdir = optarg; break;
-		default: return -1;
-		}
-	}
-	return 0;
+	if (pu_parse_opts(argc, argv, lo, "prism_test COMMAND ... [options]") < 0)
+		exit(2);
 }
 
 static void __attribute__((noreturn)) die(const char *what, int err)

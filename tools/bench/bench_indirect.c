@@ -23,7 +23,6 @@
 #define _GNU_SOURCE
 #include <arpa/inet.h>
 #include <errno.h>
-#include <getopt.h>
 #include <netinet/in.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -176,15 +175,6 @@ static double run_udp(int ufd, unsigned int k)
 
 static int client(int argc, char **argv)
 {
-	static const struct option lo[] = {
-		{ "if", required_argument, NULL, 'i' },
-		{ "info", required_argument, NULL, 'I' },
-		{ "udp", required_argument, NULL, 'u' },
-		{ "n", required_argument, NULL, 'n' },
-		{ "warmup", required_argument, NULL, 'w' },
-		{ "json", required_argument, NULL, 'j' },
-		{ NULL, 0, NULL, 0 },
-	};
 	const char *ifname = NULL, *info = NULL, *udp = NULL, *json = NULL;
 	long n = 2000, warmup = 200, it;
 	struct sockaddr_prism dst;
@@ -196,23 +186,19 @@ static int client(int argc, char **argv)
 	struct timeval tv = { .tv_sec = 5 };
 	struct server_info si;
 	char *colon;
-	int fd, ufd, ch, j;
+	int fd, ufd, j;
 	FILE *f;
+	const struct pu_opt opts[] = {
+		BENCH_CLIENT_OPTS(ifname, info, n, warmup, json),
+		PU_OPT("udp", udp, "IP:PORT", "the UDP server (required)"),
+		PU_OPT_END,
+	};
+	const char *synopsis = "bench_indirect client --if IF --info INFO --udp IP:PORT [options]";
 
-	while ((ch = getopt_long(argc, argv, "", lo, NULL)) != -1) {
-		switch (ch) {
-		case 'i': ifname = optarg; break;
-		case 'I': info = optarg; break;
-		case 'u': udp = optarg; break;
-		case 'n': n = strtol(optarg, NULL, 0); break;
-		case 'w': warmup = strtol(optarg, NULL, 0); break;
-		case 'j': json = optarg; break;
-		default: return 2;
-		}
-	}
+	if (pu_parse_opts(argc, argv, opts, synopsis) < 0)
+		return 2;
 	if (!ifname || !info || !udp || n < 1 || warmup < 0)
-		die("usage: client --if IF --info INFO --udp IP:PORT [--n N] [--warmup W] [--json F]",
-		    EINVAL);
+		return pu_opts_usage(opts, synopsis);
 	si = read_server(info, &dst);
 	fd = prism_open(ifname, 0, 0);
 	if (fd < 0)

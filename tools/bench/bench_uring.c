@@ -26,7 +26,6 @@
  */
 #define _GNU_SOURCE
 #include <errno.h>
-#include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -314,16 +313,6 @@ static void write_plot(const char *path, struct mode_summary sum[NOPK][NMODES])
 
 static int client(int argc, char **argv)
 {
-	static const struct option lo[] = {
-		{ "if", required_argument, NULL, 'i' },
-		{ "info", required_argument, NULL, 'I' },
-		{ "n", required_argument, NULL, 'n' },
-		{ "warmup", required_argument, NULL, 'w' },
-		{ "rounds", required_argument, NULL, 'r' },
-		{ "json", required_argument, NULL, 'j' },
-		{ "plot", required_argument, NULL, 'p' },
-		{ NULL, 0, NULL, 0 },
-	};
 	const char *ifname = NULL, *info = NULL, *json = NULL, *plot = NULL;
 	long n = 4000, warmup = 50, rounds = 5;
 	struct mode_summary sum[NOPK][NMODES];
@@ -333,24 +322,20 @@ static int client(int argc, char **argv)
 	struct prism_stats st;
 	unsigned long per;
 	unsigned int o, j;
-	int ch, err;
+	int err;
+	const struct pu_opt opts[] = {
+		BENCH_CLIENT_OPTS(ifname, info, n, warmup, json),
+		PU_OPT("rounds", rounds, "R", "rounds, 1 to 100 and at most N (default 5)"),
+		PU_OPT("plot", plot, "FILE", "results, a table for plotting"),
+		PU_OPT_END,
+	};
+	const char *synopsis = "bench_uring client --if IF --info INFO [options]";
 
-	while ((ch = getopt_long(argc, argv, "", lo, NULL)) != -1) {
-		switch (ch) {
-		case 'i': ifname = optarg; break;
-		case 'I': info = optarg; break;
-		case 'n': n = strtol(optarg, NULL, 0); break;
-		case 'w': warmup = strtol(optarg, NULL, 0); break;
-		case 'r': rounds = strtol(optarg, NULL, 0); break;
-		case 'j': json = optarg; break;
-		case 'p': plot = optarg; break;
-		default: return 2;
-		}
-	}
+	if (pu_parse_opts(argc, argv, opts, synopsis) < 0)
+		return 2;
 	if (!ifname || !info || rounds < 1 || rounds > BENCH_MAX_ROUNDS ||
 	    n < rounds || warmup < 0)
-		die("usage: client --if IF --info INFO [--n N] [--warmup W] [--rounds R] [--json F] [--plot F]",
-		    EINVAL);
+		return pu_opts_usage(opts, synopsis);
 	per = (unsigned long)(n / rounds);
 	si = read_server(info, &cl.dst);
 	cl.rkey = si.rkey;

@@ -29,6 +29,14 @@ static inline void die(const char *what, int err)
 	exit(1);
 }
 
+/* The options both benchmark clients (bench_indirect, bench_uring) take. */
+#define BENCH_CLIENT_OPTS(ifname, info, n, warmup, json)			\
+	PU_OPT("if", ifname, "IF", "interface (required)"),			\
+	PU_OPT("info", info, "INFO", "the server's info file (required)"),	\
+	PU_OPT("n", n, "N", "measured iterations"),				\
+	PU_OPT("warmup", warmup, "W", "warm-up iterations, not measured"),	\
+	PU_OPT("json", json, "FILE", "results, JSON")
+
 /*
  * What a PRISM server publishes for its client: "key value" lines with
  * its address and registered region.  The MAC stays text here; the

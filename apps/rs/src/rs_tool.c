@@ -23,7 +23,6 @@
  */
 #define _GNU_SOURCE
 #include <errno.h>
-#include <getopt.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -32,17 +31,6 @@
 #include <unistd.h>
 
 #include "rs.h"
-
-static void usage(const char *prog)
-{
-	fprintf(stderr,
-		"usage: %s --if IF --info F1,F2,.. --id CID [--mode abd|lock]\n"
-		"  [--keys K] [--zipf THETA] [--writes PCT] [--ops N | --duration MS]\n"
-		"  [--hist FILE] [--lat FILE] [--start FILE] [--progress FILE]\n"
-		"  [--progress-after N] [--resume FILE] [--broken nowb|one|die-locked] [--seed S]\n"
-		"  [--chain-timeout MS] [--op-timeout MS] [--lease MS]\n", prog);
-	exit(2);
-}
 
 /* Wait (bounded) until path exists: all clients start together. */
 static int wait_for(const char *path, int ms)
@@ -61,29 +49,6 @@ static int wait_for(const char *path, int ms)
 
 int main(int argc, char **argv)
 {
-	static const struct option opts[] = {
-		{ "if", required_argument, NULL, 'i' },
-		{ "info", required_argument, NULL, 'I' },
-		{ "id", required_argument, NULL, 'c' },
-		{ "mode", required_argument, NULL, 'm' },
-		{ "keys", required_argument, NULL, 'k' },
-		{ "zipf", required_argument, NULL, 'z' },
-		{ "writes", required_argument, NULL, 'w' },
-		{ "ops", required_argument, NULL, 'n' },
-		{ "duration", required_argument, NULL, 'd' },
-		{ "hist", required_argument, NULL, 'H' },
-		{ "lat", required_argument, NULL, 'L' },
-		{ "start", required_argument, NULL, 's' },
-		{ "progress", required_argument, NULL, 'p' },
-		{ "progress-after", required_argument, NULL, 'P' },
-		{ "resume", required_argument, NULL, 'R' },
-		{ "broken", required_argument, NULL, 'b' },
-		{ "seed", required_argument, NULL, 'S' },
-		{ "chain-timeout", required_argument, NULL, 'T' },
-		{ "op-timeout", required_argument, NULL, 'O' },
-		{ "lease", required_argument, NULL, 'l' },
-		{ NULL, 0, NULL, 0 },
-	};
 	const char *hist_path = NULL, *lat_path = NULL, *start = NULL;
 	const char *progress = NULL, *infos = NULL, *resume = NULL;
 	unsigned long long nops = 0, duration_ms = 0, progress_after = 50;
@@ -99,52 +64,43 @@ int main(int argc, char **argv)
 	uint64_t t0, t_end, elapsed;
 	char *list, *tok, *save;
 	uint64_t rng;
-	int o, err;
+	int mode = RS_MODE_ABD, err;
+	_Static_assert(RS_MODE_ABD == 0 && RS_MODE_LOCK == 1, "--mode: choice i is mode i");
+	_Static_assert(RS_BROKEN_NO_WRITEBACK == 1 && RS_BROKEN_ONE_REPLY == 2 &&
+		       RS_BROKEN_DIE_LOCKED == 4, "--broken: choice i is bit i");
+	const struct pu_opt opts[] = {
+		PU_OPT("if", cfg.ifname, "IF", "interface (required)"),
+		PU_OPT("info", infos, "F1,F2,..", "the replicas' info files (required)"),
+		PU_OPT("id", cfg.client_id, "CID", "client id, 1 to 65535, unique (required)"),
+		PU_OPT_CHOICE("mode", mode, "abd|lock", "PRISM-RS or the ABD-LOCK baseline (default abd)"),
+		PU_OPT("keys", keys, "K", "blocks (default 16)"),
+		PU_OPT("zipf", theta, "THETA", "key popularity, 0: uniform (default 0)"),
+		PU_OPT("writes", writes, "PCT", "PUT share, 0 to 100 (default 50)"),
+		PU_OPT("ops", nops, "N", "stop after N operations"),
+		PU_OPT("duration", duration_ms, "MS", "stop after MS (one of --ops, --duration)"),
+		PU_OPT("hist", hist_path, "FILE", "history for the linearizability checker"),
+		PU_OPT("lat", lat_path, "FILE", "latency of every successful operation"),
+		PU_OPT("start", start, "FILE", "wait until it exists, then run"),
+		PU_OPT("progress", progress, "FILE", "written after --progress-after successes"),
+		PU_OPT("progress-after", progress_after, "N", "(default 50)"),
+		PU_OPT("resume", resume, "FILE", "after --progress, wait until it exists"),
+		PU_OPT_SET("broken", cfg.broken, "nowb|one|die-locked", "a broken client, for tests"),
+		PU_OPT("seed", cfg.seed, "S", "random seed (default: pid)"),
+		PU_OPT("chain-timeout", cfg.chain_timeout_ms, "MS", "per chain (default 1000)"),
+		PU_OPT("op-timeout", cfg.op_timeout_ms, "MS", "per GET or PUT (default 10000)"),
+		PU_OPT("lease", cfg.lease_ms, "MS", "lock lease (default 2000)"),
+		PU_OPT_END,
+	};
+	const char *synopsis = "rs_client --if IF --info F1,F2,.. --id CID [options]";
 
 	memset(&cfg, 0, sizeof(cfg));
 	cfg.seed = (unsigned int)getpid();
-	while ((o = getopt_long(argc, argv, "", opts, NULL)) != -1) {
-		switch (o) {
-		case 'i': cfg.ifname = optarg; break;
-		case 'I': infos = optarg; break;
-		case 'c': cfg.client_id = (__u16)strtoul(optarg, NULL, 0); break;
-		case 'm':
-			if (!strcmp(optarg, "lock"))
-				cfg.mode = RS_MODE_LOCK;
-			else if (strcmp(optarg, "abd"))
-				usage(argv[0]);
-			break;
-		case 'k': keys = (unsigned int)strtoul(optarg, NULL, 0); break;
-		case 'z': theta = strtod(optarg, NULL); break;
-		case 'w': writes = (unsigned int)strtoul(optarg, NULL, 0); break;
-		case 'n': nops = strtoull(optarg, NULL, 0); break;
-		case 'd': duration_ms = strtoull(optarg, NULL, 0); break;
-		case 'H': hist_path = optarg; break;
-		case 'L': lat_path = optarg; break;
-		case 's': start = optarg; break;
-		case 'p': progress = optarg; break;
-		case 'P': progress_after = strtoull(optarg, NULL, 0); break;
-		case 'R': resume = optarg; break;
-		case 'b':
-			if (!strcmp(optarg, "nowb"))
-				cfg.broken |= RS_BROKEN_NO_WRITEBACK;
-			else if (!strcmp(optarg, "one"))
-				cfg.broken |= RS_BROKEN_ONE_REPLY;
-			else if (!strcmp(optarg, "die-locked"))
-				cfg.broken |= RS_BROKEN_DIE_LOCKED;
-			else
-				usage(argv[0]);
-			break;
-		case 'S': cfg.seed = (unsigned int)strtoul(optarg, NULL, 0); break;
-		case 'T': cfg.chain_timeout_ms = (unsigned int)strtoul(optarg, NULL, 0); break;
-		case 'O': cfg.op_timeout_ms = (unsigned int)strtoul(optarg, NULL, 0); break;
-		case 'l': cfg.lease_ms = (unsigned int)strtoul(optarg, NULL, 0); break;
-		default: usage(argv[0]);
-		}
-	}
+	if (pu_parse_opts(argc, argv, opts, synopsis) < 0)
+		return 2;
+	cfg.mode = mode;
 	if (!cfg.ifname || !infos || !cfg.client_id || !keys || writes > 100 ||
 	    (!nops && !duration_ms))
-		usage(argv[0]);
+		return pu_opts_usage(opts, synopsis);
 	list = strdup(infos);
 	if (!list)
 		return 1;

@@ -4,6 +4,7 @@
 #define _GNU_SOURCE	/* clock_gettime() under -std=c11 */
 #endif
 #include <errno.h>
+#include <getopt.h>
 #include <inttypes.h>
 #include <math.h>
 #include <stdio.h>
@@ -316,4 +317,138 @@ int pu_read_first_line(const char *path, char *buf, size_t cap)
 	err = fgets(buf, (int)cap, f) ? 0 : -EINVAL;
 	fclose(f);
 	return err;
+}
+
+/* ---- command-line options ---- */
+
+#define PU_OPTS_MAX	32
+
+/* The index of word in "a|b|c", or -1. */
+static int pu_choice(const char *choices, const char *word)
+{
+	size_t len = strlen(word);
+	const char *p = strchr(word, '|') ? NULL : choices;
+	int i;
+
+	for (i = 0; p; i++) {
+		if (!strncmp(p, word, len) && (p[len] == '|' || !p[len]))
+			return i;
+		p = strchr(p, '|');
+		if (p)
+			p++;
+	}
+	return -1;
+}
+
+/* An integer of o->size bytes into o->dst: 0, or -1 if s is not one. */
+static int pu_opt_int(const struct pu_opt *o, const char *s)
+{
+	int sign = o->kind == PU_OPT_INT;
+	unsigned long long v, max = ~0ull >> (64 - 8 * o->size + sign);
+	long long min = sign ? -(long long)max - 1 : 0;
+	union { uint8_t b; uint16_t h; uint32_t w; uint64_t d; } u;
+	char *end;
+	int bad;
+
+	errno = 0;
+	if (sign) {
+		long long x = strtoll(s, &end, 0);
+
+		v = (unsigned long long)x;
+		bad = x < min || (x > 0 && v > max);
+	} else {
+		v = strtoull(s, &end, 0);
+		bad = strchr(s, '-') || v > max;
+	}
+	if (end == s || *end || errno || bad) {
+		fprintf(stderr, "--%s: '%s' is not a whole number from %lld to %llu\n",
+			o->name, s, min, max);
+		return -1;
+	}
+	/* The low o->size bytes of v, in the variable's own representation. */
+	switch (o->size) {
+	case 1: u.b = (uint8_t)v; break;
+	case 2: u.h = (uint16_t)v; break;
+	case 4: u.w = (uint32_t)v; break;
+	default: u.d = v; break;
+	}
+	memcpy(o->dst, &u, o->size);
+	return 0;
+}
+
+/* Convert s into o->dst: 0, or -1 after saying why it does not fit. */
+static int pu_opt_set(const struct pu_opt *o, const char *s)
+{
+	double d;
+	char *end;
+	int i;
+
+	switch (o->kind) {
+	case PU_OPT_FLAG:
+		*(int *)o->dst = 1;
+		return 0;
+	case PU_OPT_STR:
+		*(const char **)o->dst = s;
+		return 0;
+	case PU_OPT_DOUBLE:
+		errno = 0;
+		d = strtod(s, &end);
+		if (end == s || *end || errno || !isfinite(d)) {
+			fprintf(stderr, "--%s: '%s' is not a number\n", o->name, s);
+			return -1;
+		}
+		*(double *)o->dst = d;
+		return 0;
+	case PU_OPT_CHOICE:
+	case PU_OPT_SET:
+		i = pu_choice(o->arg, s);
+		if (i < 0) {
+			fprintf(stderr, "--%s: '%s' is not one of %s\n", o->name, s, o->arg);
+			return -1;
+		}
+		if (o->kind == PU_OPT_CHOICE)
+			*(int *)o->dst = i;
+		else
+			*(unsigned int *)o->dst |= 1u << i;
+		return 0;
+	default:
+		return pu_opt_int(o, s);
+	}
+}
+
+int pu_opts_usage(const struct pu_opt *opts, const char *synopsis)
+{
+	char left[64];
+
+	fprintf(stderr, "usage: %s\n", synopsis);
+	for (; opts->name; opts++) {
+		snprintf(left, sizeof(left), "--%s%s%s", opts->name,
+			 opts->arg ? " " : "", opts->arg ? opts->arg : "");
+		fprintf(stderr, "  %-28s %s\n", left, opts->help);
+	}
+	return 2;
+}
+
+int pu_parse_opts(int argc, char **argv, const struct pu_opt *opts,
+		  const char *synopsis)
+{
+	struct option lo[PU_OPTS_MAX + 1] = { { 0 } };
+	int n, ch, idx;
+
+	for (n = 0; opts[n].name; n++) {
+		if (n == PU_OPTS_MAX) {
+			fprintf(stderr, "pu_parse_opts: over %d options\n", PU_OPTS_MAX);
+			return -1;
+		}
+		lo[n].name = opts[n].name;
+		lo[n].has_arg = opts[n].kind == PU_OPT_FLAG ? no_argument : required_argument;
+	}
+	optind = 1;
+	while ((ch = getopt_long(argc, argv, "", lo, &idx)) != -1) {
+		if (ch || pu_opt_set(&opts[idx], optarg)) {
+			pu_opts_usage(opts, synopsis);	/* after what is wrong */
+			return -1;
+		}
+	}
+	return optind;
 }

@@ -209,4 +209,57 @@ int pu_write_atomic(const char *path, const char *text);
 /* The first line of path into buf: 0, -errno (open) or -EINVAL (empty). */
 int pu_read_first_line(const char *path, char *buf, size_t cap);
 
+/* ---- command-line options ---- */
+
+/*
+ * One table of long options ("--name", no short letters) gives the
+ * getopt_long table, the conversions and the usage text.  Build entries
+ * with the macros, which check the variable's type; end with PU_OPT_END.
+ */
+enum pu_opt_kind {
+	PU_OPT_FLAG,	/* int, set to 1; takes no argument */
+	PU_OPT_STR,	/* const char *, the argument itself */
+	PU_OPT_INT,	/* a signed integer of size bytes */
+	PU_OPT_UINT,	/* an unsigned integer of size bytes (no sign) */
+	PU_OPT_DOUBLE,	/* double, finite */
+	PU_OPT_CHOICE,	/* int: index of the argument in arg "a|b|c" */
+	PU_OPT_SET,	/* unsigned int: bit index ORed in (repeatable) */
+};
+struct pu_opt {
+	const char		*name;	/* NULL ends the table */
+	enum pu_opt_kind	kind;
+	void			*dst;
+	size_t			size;	/* of *dst */
+	const char		*arg;	/* in the usage text; the choices */
+	const char		*help;
+};
+/* A string or a number: the kind follows from the type of var. */
+#define PU_OPT(name, var, arg, help)					\
+	{ name, _Generic((var), const char *: PU_OPT_STR,		\
+		double: PU_OPT_DOUBLE, int: PU_OPT_INT,			\
+		long: PU_OPT_INT, long long: PU_OPT_INT,		\
+		unsigned char: PU_OPT_UINT, unsigned short: PU_OPT_UINT,\
+		unsigned int: PU_OPT_UINT, unsigned long: PU_OPT_UINT,	\
+		unsigned long long: PU_OPT_UINT),			\
+	  &(var), sizeof(var), arg, help }
+#define PU_OPT_FLAG(name, var, help)					\
+	{ name, _Generic((var), int: PU_OPT_FLAG), &(var), sizeof(var), NULL, help }
+#define PU_OPT_CHOICE(name, var, choices, help)				\
+	{ name, _Generic((var), int: PU_OPT_CHOICE), &(var), sizeof(var), choices, help }
+#define PU_OPT_SET(name, var, choices, help)				\
+	{ name, _Generic((var), unsigned int: PU_OPT_SET), &(var), sizeof(var), choices, help }
+#define PU_OPT_END	{ NULL, PU_OPT_FLAG, NULL, 0, NULL, NULL }
+
+/*
+ * getopt_long over argv from optind 1 (argv[0] is not an option), so
+ * non-options are moved to the end.  Returns the index of the first
+ * non-option, or -1 after telling stderr which option is wrong (unknown,
+ * a number out of the variable's range, not one of the choices) and the
+ * usage; a program then exits with status 2.
+ */
+int pu_parse_opts(int argc, char **argv, const struct pu_opt *opts,
+		  const char *synopsis);
+/* "usage: SYNOPSIS" and a line per option, on stderr; returns 2. */
+int pu_opts_usage(const struct pu_opt *opts, const char *synopsis);
+
 #endif /* PRISM_UTIL_H */

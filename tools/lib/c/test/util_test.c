@@ -2,6 +2,7 @@
 /* Host-only unit tests of prism_util (TAP). */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <fcntl.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -272,6 +273,64 @@ static void test_files(void)
 		rmdir(dir);
 }
 
+/* pu_parse_opts over the words of line (modified), stderr silenced. */
+static int parse(char *line, const struct pu_opt *opts)
+{
+	char *argv[24], *save;
+	int argc = 0, fd = open("/dev/null", O_WRONLY), err = dup(2), r;
+
+	for (argv[argc] = strtok_r(line, " ", &save); argv[argc] && argc < 23;
+	     argv[++argc] = strtok_r(NULL, " ", &save))
+		;
+	dup2(fd, 2);
+	r = pu_parse_opts(argc, argv, opts, "prog [options] ARG");
+	dup2(err, 2);
+	close(fd);
+	close(err);
+	return r;
+}
+
+static void test_opts(void)
+{
+	const char *s = NULL;
+	int flag = 0, choice = 0, i = 0;
+	unsigned int set = 0;
+	unsigned short u16 = 7;
+	uint64_t u64 = 0;
+	long neg = 0;
+	double d = 0;
+	const struct pu_opt opts[] = {
+		PU_OPT("str", s, "S", "a string"),
+		PU_OPT_FLAG("flag", flag, "a flag"),
+		PU_OPT("u16", u16, "N", "16 bits"),
+		PU_OPT("u64", u64, "N", "64 bits"),
+		PU_OPT("neg", neg, "N", "signed"),
+		PU_OPT("int", i, "N", "int"),
+		PU_OPT("d", d, "X", "double"),
+		PU_OPT_CHOICE("mode", choice, "a|bb|c", "one of three"),
+		PU_OPT_SET("bit", set, "x|y|z", "bits"),
+		PU_OPT_END,
+	};
+	char l1[] = "prog --str hi pos --flag --u16 0xffff --u64 18446744073709551615 "
+		    "--neg -9223372036854775808 --d 1.5e3 --mode c --bit x --bit z";
+	char l2[] = "prog --u16 65536", l3[] = "prog --u64 -1", l4[] = "prog --neg 1x";
+	char l5[] = "prog --mode b", l6[] = "prog --d inf", l7[] = "prog --nope 1";
+	char l8[] = "prog --int -2147483649", l9[] = "prog --int -2147483648 --fl --mo bb";
+	char l10[] = "prog --u16=", l11[] = "prog --mode a|bb";
+
+	ok(parse(l1, opts) == 18 && !strcmp(s, "hi") && flag && u16 == 0xffff &&
+	   u64 == UINT64_MAX && neg == INT64_MIN && d == 1500 && choice == 2 && set == 5,
+	   "every kind converted; the non-option moved to the end (index 18)");
+	ok(parse(l2, opts) < 0 && u16 == 0xffff, "u16 65536: out of range, unchanged");
+	ok(parse(l3, opts) < 0 && parse(l4, opts) < 0 && neg == INT64_MIN,
+	   "a sign on an unsigned, trailing garbage: refused");
+	ok(parse(l5, opts) < 0 && parse(l11, opts) < 0 && choice == 2, "not a choice: refused");
+	ok(parse(l6, opts) < 0 && parse(l7, opts) < 0 && parse(l10, opts) < 0,
+	   "infinity, an unknown option, an empty number: refused");
+	ok(parse(l8, opts) < 0 && parse(l9, opts) == 6 && i == INT32_MIN && choice == 1,
+	   "int range by its size; unambiguous prefixes accepted");
+}
+
 int main(void)
 {
 	printf("TAP version 13\n");
@@ -283,6 +342,7 @@ int main(void)
 	test_hist();
 	test_json();
 	test_files();
+	test_opts();
 	printf("1..%d\n", tap_run);
 	return tap_failed != 0;
 }
