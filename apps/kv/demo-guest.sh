@@ -8,16 +8,12 @@
 # while it serves them, then a short 95% GET benchmark on both stores side
 # by side.  Exits non-zero if any step did not give the expected result.
 set -u
-repo=$1
-B=$repo/apps/kv/build
-. "$repo/tools/lib/hosts.sh"
-P=kvd
-NHOSTS=4
+# shellcheck source=../../tools/lib/demo_app.sh
+. "$1/tools/lib/demo_app.sh"
+B=$1/apps/kv/build
 RECORDS=200
 SECS=${KV_DEMO_SECONDS:-2}
-tmp=$(mktemp -d /tmp/kv-demo.XXXXXX)
 declare -A srv=()
-rc=0
 
 # SIGTERM (the server prints its counters), SIGKILL after 10 s.
 stop_server() {
@@ -30,19 +26,9 @@ stop_server() {
 	unset "srv[$1]"
 }
 
-cleanup() {
+demo_cleanup() {
 	local s
 	for s in "${!srv[@]}"; do stop_server "$s"; done
-	hosts_down $P $NHOSTS
-	rm -rf "$tmp"
-}
-trap cleanup EXIT
-trap 'exit 1' INT TERM
-
-fail() { echo "  FAILED: $*"; rc=1; }
-cpu_ticks() {
-	local f
-	read -ra f <"/proc/$1/stat" && echo $((f[13] + f[14]))
 }
 
 # start_server NAME HOST EP ARGS...: kv-server on host HOST, address file
@@ -98,7 +84,7 @@ jget() {
 for b in kv-server kv; do
 	[ -x "$B/$b" ] || { echo "PRISM-KV: $B/$b missing (make -C apps/kv)"; exit 1; }
 done
-hosts_up $P $NHOSTS || { echo "PRISM-KV: cannot create hosts"; exit 1; }
+demo_init kvd 4
 
 echo "PRISM-KV: hash table served by one-sided chains; Pilaf baseline beside it"
 start_server prism 1 100 --slots 1024 --bufs 512 ||

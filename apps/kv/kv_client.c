@@ -248,61 +248,101 @@ static uint64_t slot_addr(const struct kv_client *c, uint64_t idx)
 	return c->info.table + idx * KV_SLOT_SIZE;
 }
 
-static int fill_probe(struct probe *p, const struct kv_entry *e, uint64_t idx)
+/* prism_prep_read or prism_prep_read_bounded. */
+typedef struct prism_op *probe_prep_fn(struct prism_chain_buf *cb, __u64 rkey,
+				       __u64 addr, __u32 len);
+
+/*
+ * One read of a probe: a chain of the READ prep makes, run and counted;
+ * *data and *dlen are the bytes read (*data NULL when there are none).
+ */
+static int probe_read(struct kv_client *c, probe_prep_fn *prep, uint64_t addr,
+		      __u32 len, const void **data, __u32 *dlen)
 {
-	p->slot = idx;
-	p->version = e->version;
-	p->val = e->val;
-	p->vlen = e->vlen;
-	p->state = e->flags == KV_E_LIVE ? PROBE_LIVE : PROBE_DELETED;
+	struct prism_chain_buf cb;
+	int err;
+
+	chain_start(c, &cb);
+	prep(&cb, c->info.rkey, addr, len);
+	err = run_chain(c, &cb);
+	if (err)
+		return err;
+	c->st.probes++;
+	err = status_errno(prism_msg_op_status(cmsg(c), 0));
+	if (err)
+		return err;
+	*data = prism_msg_data(cmsg(c), 0, dlen);
 	return 0;
 }
 
-static int prism_probe(struct kv_client *c, const void *key, size_t klen,
-		       struct probe *p)
+/* What reading one slot of a probe found. */
+enum slot_read { SLOT_TORN, SLOT_EMPTY, SLOT_ENTRY };
+
+/*
+ * Read slot idx: SLOT_ENTRY with its entry in *e, SLOT_EMPTY with the
+ * slot's version in e->version, SLOT_TORN to read it again, or -errno.
+ */
+typedef int slot_read_fn(struct kv_client *c, uint64_t idx, struct kv_entry *e);
+
+/* Linear probing from the key's home slot, each slot read by read_slot. */
+static int probe_slots(struct kv_client *c, const void *key, size_t klen,
+		       struct probe *p, slot_read_fn *read_slot)
 {
 	uint64_t mask = c->info.nslots - 1;
 	uint64_t idx = kv_key_slot(key, klen, c->info.nslots), n = 0;
 	unsigned int torn = 0;
-	struct prism_chain_buf cb;
 	struct kv_entry e;
-	const void *data;
-	__u32 len;
-	int err;
+	int r;
 
 	while (n < c->info.nslots) {
-		chain_start(c, &cb);
-		prism_prep_read_bounded(&cb, c->info.rkey, slot_addr(c, idx),
-					KV_MAX_ENTRY);
-		err = run_chain(c, &cb);
-		if (err)
-			return err;
-		c->st.probes++;
-		err = status_errno(prism_msg_op_status(cmsg(c), 0));
-		if (err)
-			return err;
-		data = prism_msg_data(cmsg(c), 0, &len);
-		if (!data || kv_entry_decode(data, len, &e)) {
+		r = read_slot(c, idx, &e);
+		if (r < 0)
+			return r;
+		if (r == SLOT_TORN) {
 			c->st.torn_reads++;
 			if (++torn > KV_MAX_TORN_RETRIES)
 				return -EIO;
 			continue;
 		}
-		if (e.flags == KV_E_EMPTY) {
-			/* slots never go back to EMPTY: its version is 0 */
-			p->slot = idx;
+		p->slot = idx;
+		p->version = e.version;
+		if (r == SLOT_EMPTY) {
 			p->state = PROBE_EMPTY;
-			p->version = 0;
 			p->val = NULL;
 			p->vlen = 0;
 			return 0;
 		}
-		if (kv_entry_key_is(&e, key, klen))
-			return fill_probe(p, &e, idx);
+		if (kv_entry_key_is(&e, key, klen)) {
+			p->state = e.flags == KV_E_LIVE ? PROBE_LIVE : PROBE_DELETED;
+			p->val = e.val;
+			p->vlen = e.vlen;
+			return 0;
+		}
 		idx = (idx + 1) & mask;
 		n++;
 	}
 	return -ENOSPC;
+}
+
+/* PRISM-KV: one bounded indirect READ gives the slot's entry. */
+static int prism_read_slot(struct kv_client *c, uint64_t idx, struct kv_entry *e)
+{
+	const void *data;
+	__u32 len;
+	int err;
+
+	err = probe_read(c, prism_prep_read_bounded, slot_addr(c, idx),
+			 KV_MAX_ENTRY, &data, &len);
+	if (err)
+		return err;
+	if (!data || kv_entry_decode(data, len, e))
+		return SLOT_TORN;
+	/* slots never go back to EMPTY: its version is 0 */
+	if (e->flags == KV_E_EMPTY) {
+		e->version = 0;
+		return SLOT_EMPTY;
+	}
+	return SLOT_ENTRY;
 }
 
 /* Install an entry (live or tombstone) for key; see the file comment. */
@@ -330,7 +370,7 @@ static int prism_update(struct kv_client *c, const void *key, size_t klen,
 		return -E2BIG;
 	memset(cmask + 16, 0xff, 8);	/* compare only the version word */
 	for (;; attempt++) {
-		err = prism_probe(c, key, klen, &p);
+		err = probe_slots(c, key, klen, &p, prism_read_slot);
 		if (err)
 			return err;
 		if (flags == KV_E_DELETED && p.state != PROBE_LIVE &&
@@ -400,70 +440,35 @@ static int prism_update(struct kv_client *c, const void *key, size_t klen,
 
 /* ---- Pilaf ---- */
 
-static int pilaf_probe(struct kv_client *c, const void *key, size_t klen,
-		       struct probe *p)
+/* Pilaf: READ the slot (checksummed), then the extent it points at. */
+static int pilaf_read_slot(struct kv_client *c, uint64_t idx, struct kv_entry *e)
 {
-	uint64_t mask = c->info.nslots - 1;
-	uint64_t idx = kv_key_slot(key, klen, c->info.nslots), n = 0;
-	unsigned int torn = 0;
-	struct prism_chain_buf cb;
-	struct kv_entry e;
 	struct kv_slot s;
 	const void *data;
 	__u32 len;
 	int err;
 
-	while (n < c->info.nslots) {
-		if (torn > KV_MAX_TORN_RETRIES)
-			return -EIO;
-		chain_start(c, &cb);
-		prism_prep_read(&cb, c->info.rkey, slot_addr(c, idx), KV_SLOT_SIZE);
-		err = run_chain(c, &cb);
-		if (!err)
-			err = status_errno(prism_msg_op_status(cmsg(c), 0));
-		if (err)
-			return err;
-		c->st.probes++;
-		data = prism_msg_data(cmsg(c), 0, &len);
-		if (!data || len != KV_SLOT_SIZE)
-			return -EIO;
-		kv_slot_decode(data, &s);
-		if (s.check != kv_slot_check(s.ptr, s.bound, s.version) ||
-		    s.bound < KV_ENTRY_HDR || s.bound > KV_MAX_ENTRY) {
-			c->st.torn_reads++;
-			torn++;
-			continue;
-		}
-		if (s.ptr == c->info.empty) {
-			p->slot = idx;
-			p->state = PROBE_EMPTY;
-			p->version = s.version;
-			p->val = NULL;
-			p->vlen = 0;
-			return 0;
-		}
-		chain_start(c, &cb);
-		prism_prep_read(&cb, c->info.rkey, s.ptr, (__u32)s.bound);
-		err = run_chain(c, &cb);
-		if (!err)
-			err = status_errno(prism_msg_op_status(cmsg(c), 0));
-		if (err)
-			return err;
-		c->st.probes++;
-		data = prism_msg_data(cmsg(c), 0, &len);
-		/* the extent may have been replaced and reused since the slot read */
-		if (!data || kv_entry_decode(data, len, &e) ||
-		    e.version != s.version) {
-			c->st.torn_reads++;
-			torn++;
-			continue;
-		}
-		if (kv_entry_key_is(&e, key, klen))
-			return fill_probe(p, &e, idx);
-		idx = (idx + 1) & mask;
-		n++;
+	err = probe_read(c, prism_prep_read, slot_addr(c, idx), KV_SLOT_SIZE,
+			 &data, &len);
+	if (err)
+		return err;
+	if (!data || len != KV_SLOT_SIZE)
+		return -EIO;
+	kv_slot_decode(data, &s);
+	if (s.check != kv_slot_check(s.ptr, s.bound, s.version) ||
+	    s.bound < KV_ENTRY_HDR || s.bound > KV_MAX_ENTRY)
+		return SLOT_TORN;
+	if (s.ptr == c->info.empty) {
+		e->version = s.version;
+		return SLOT_EMPTY;
 	}
-	return -ENOSPC;
+	err = probe_read(c, prism_prep_read, s.ptr, (__u32)s.bound, &data, &len);
+	if (err)
+		return err;
+	/* the extent may have been replaced and reused since the slot read */
+	if (!data || kv_entry_decode(data, len, e) || e->version != s.version)
+		return SLOT_TORN;
+	return SLOT_ENTRY;
 }
 
 /* Milliseconds until deadline (pu_now_ns() time), <= 0 when past it. */
@@ -568,8 +573,8 @@ static int probe(struct kv_client *c, const void *key, size_t klen,
 		return -EINVAL;
 	if (klen > KV_MAX_KEY)
 		return -E2BIG;
-	return c->info.proto == KV_PROTO_PILAF ? pilaf_probe(c, key, klen, p) :
-						 prism_probe(c, key, klen, p);
+	return probe_slots(c, key, klen, p, c->info.proto == KV_PROTO_PILAF ?
+			   pilaf_read_slot : prism_read_slot);
 }
 
 int kv_get(struct kv_client *c, const void *key, size_t klen, void *val,

@@ -8,33 +8,19 @@
 # (f = 1: the store keeps serving), and the linearizability check of the
 # recorded history of all four client runs.  Exits non-zero on failure.
 set -u
-repo=$1
-B=$repo/apps/rs/build
-. "$repo/tools/lib/hosts.sh"
-P=rsd
-NHOSTS=5
+# shellcheck source=../../tools/lib/demo_app.sh
+. "$1/tools/lib/demo_app.sh"
+B=$1/apps/rs/build
 OPS=${RS_DEMO_OPS:-100}
-tmp=$(mktemp -d /tmp/rs-demo.XXXXXX)
 rpids=()
 cpids=()
-rc=0
 
-cleanup() {
+demo_cleanup() {
 	local p
 	for p in "${cpids[@]}" "${rpids[@]}"; do
 		kill -KILL "$p" 2>/dev/null
 		wait "$p" 2>/dev/null
 	done
-	hosts_down $P $NHOSTS
-	rm -rf "$tmp"
-}
-trap cleanup EXIT
-trap 'exit 1' INT TERM
-
-fail() { echo "  FAILED: $*"; rc=1; }
-cpu_ticks() {
-	local f
-	read -ra f 2>/dev/null <"/proc/$1/stat" && echo $((f[13] + f[14]))
 }
 kv_of() { sed -n "s/.*\\b$2=\\([0-9]*\\).*/\\1/p" "$1"; }
 
@@ -107,7 +93,7 @@ show_hist() {
 for b in rs_replica rs_client rs_check; do
 	[ -x "$B/$b" ] || { echo "PRISM-RS: $B/$b missing (make -C apps/rs)"; exit 1; }
 done
-hosts_up $P $NHOSTS || { echo "PRISM-RS: cannot create hosts"; exit 1; }
+demo_init rsd 5
 
 echo "PRISM-RS: ABD replicated block store, 3 replicas (f = 1), 2 clients"
 infos=

@@ -6,17 +6,15 @@
 # clients moving money between 16 accounts for two seconds, then the
 # balance and the serializability of what committed.
 set -u
-repo=$1
-bin=$repo/apps/tx/build
-. "$repo/tools/lib/hosts.sh"
-P=txd
+# shellcheck source=../../tools/lib/demo_app.sh
+. "$1/tools/lib/demo_app.sh"
+bin=$1/apps/tx/build
 ACCOUNTS=16
 INIT=1000
-tmp=$(mktemp -d)
 pids=()
-trap 'kill "${pids[@]}" 2>/dev/null; wait 2>/dev/null; hosts_down $P 5; rm -rf "$tmp"' EXIT
+demo_cleanup() { kill "${pids[@]}" 2>/dev/null; wait 2>/dev/null; }
 
-hosts_up $P 5 || exit 1
+demo_init txd 5
 infos=
 for s in 0 1; do
 	host_exec $P $((s + 1)) "$bin/tx_server" eth0 $s 2 $ACCOUNTS $INIT \
@@ -32,7 +30,6 @@ for i in 3 4 5; do
 		>"$tmp/client$i" 2>&1 &
 	cpids+=($!)
 done
-rc=0
 for p in "${cpids[@]}"; do wait "$p" || rc=1; done
 host_exec $P 3 "$bin/tx_client" -s "$infos" -p prism -c 99 -D "$tmp/final" \
 	>"$tmp/dump" 2>&1 || rc=1
@@ -41,7 +38,6 @@ host_exec $P 3 "$bin/tx_client" -s "$infos" -p prism -c 99 -D "$tmp/final" \
 echo "PRISM-TX bank transfers, 2 shards, 3 clients x 2 threads, 2 s:"
 sed 's/^/  /' "$tmp"/client3 "$tmp/dump" "$tmp/check"
 for s in 0 1; do
-	echo "  shard $s server CPU (utime+stime ticks): $(awk '{ print $14 + $15 }' \
-		/proc/${pids[$s]}/stat)"
+	echo "  shard $s server CPU (utime+stime ticks): $(cpu_ticks "${pids[$s]}")"
 done
 exit $rc

@@ -11,6 +11,7 @@
 #   now_ms [VAR]              milliseconds since the epoch, printed or put
 #                             in VAR (no subprocess)
 #   proc_exited PID           PID is gone or a zombie
+#   cpu_ticks PID             CPU time PID has used (utime + stime, ticks)
 #   snooze_init DIR           let snooze sleep without a process (a FIFO
 #                             DIR/snooze held open read-write)
 #   snooze SECS               sleep SECS (`sleep` until snooze_init)
@@ -40,6 +41,13 @@ proc_exited() {
 	read -r st 2>/dev/null <"/proc/$1/stat" || return 0
 	st=${st##*) }	# after "pid (comm) ": comm may hold spaces
 	[ "${st%% *}" = Z ]
+}
+
+cpu_ticks() {
+	local st f
+	read -r st 2>/dev/null <"/proc/$1/stat" || return 1
+	read -ra f <<<"${st##*) }"	# f[0] is field 3 (state)
+	echo $((f[11] + f[12]))
 }
 
 _snooze_fd=

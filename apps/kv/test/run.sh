@@ -81,9 +81,19 @@ kvcheck() {
 	host_exec $P "$h" timeout 150 "$B/kv-check" eth0 "$work/$name.info" "$@"
 }
 
-# CPU ticks (utime + stime) of a process.
-cpu_ticks() {
-	awk '{ print $14 + $15 }' "/proc/$1/stat"
+# kvcheck_3 OUT STORE MODE ARGS...: kv-check MODE HOST ARGS... from client
+# hosts 2, 3 and 4 at once against STORE; output $work/OUT-STORE-HOST.out,
+# shown as diagnostics.  0 if all three passed.
+kvcheck_3() {
+	local out=$1 s=$2 mode=$3 h p r=0 pids=()
+	shift 3
+	for h in 2 3 4; do
+		kvcheck $h "$s" "$mode" $h "$@" >"$work/$out-$s-$h.out" 2>&1 &
+		pids+=($!)
+	done
+	for p in "${pids[@]}"; do wait "$p" || r=1; done
+	for h in 2 3 4; do diag "$work/$out-$s-$h.out"; done
+	return $r
 }
 
 for b in kv-server kv kv-check; do
@@ -137,15 +147,8 @@ done
 # 3 clients x 4 shared counters x 25 read-modify-write increments each:
 # with no lost update every counter ends at exactly 75.
 for s in prism pilaf; do
-	pids=()
-	for h in 2 3 4; do
-		kvcheck $h $s counters $h 4 25 >"$work/ctr-$s-$h.out" 2>&1 &
-		pids+=($!)
-	done
-	rc=0
-	for p in "${pids[@]}"; do wait "$p" || rc=1; done
-	for h in 2 3 4; do diag "$work/ctr-$s-$h.out"; done
-	check "$s: 3 concurrent read-modify-write clients finish" test $rc = 0
+	kvcheck_3 ctr $s counters 4 25
+	check "$s: 3 concurrent read-modify-write clients finish" test $? = 0
 	sum_ok=1
 	for k in 0 1 2 3; do
 		v=$(kvc 2 $s get ctr-$k)
@@ -157,16 +160,9 @@ done
 # 3 clients doing random PUT/DELETE/GET on their own keys (90 keys in a
 # 256-slot table: probe chains are shared), each checked against a model.
 for s in prism pilaf; do
-	pids=()
-	for h in 2 3 4; do
-		kvcheck $h $s model $h 30 250 >"$work/model-$s-$h.out" 2>&1 &
-		pids+=($!)
-	done
-	rc=0
-	for p in "${pids[@]}"; do wait "$p" || rc=1; done
-	for h in 2 3 4; do diag "$work/model-$s-$h.out"; done
+	kvcheck_3 model $s model 30 250
 	check "$s: concurrent clients on shared probe chains match their models" \
-		test $rc = 0
+		test $? = 0
 done
 
 # ---- recycling under load --------------------------------------------------

@@ -140,27 +140,25 @@ static unsigned int farm_rpcs(struct txc *c, struct tx *t, int type,
 	return n;
 }
 
+static void prep_version_read(const struct txc *c, const struct tx *t,
+			      const struct tx_item *it, struct bchain *x)
+{
+	(void)t;
+	prism_prep_read(&x->cb, c->sh[x->shard].rkey, tx_slot_addr(c, it->key), 8);
+}
+
 /* Re-read the versions of read-only keys: 1 all unchanged and unlocked. */
 static int farm_validate(struct txc *c, struct tx *t)
 {
 	struct bchain *b = malloc(MAX_BATCH * sizeof(*b));
-	struct bchain *cur[TX_MAX_SHARDS] = { 0 };
-	unsigned int n = 0;
+	unsigned int n;
 	int ret, ok = 1;
 
 	if (!b)
 		return -ENOMEM;
-	for (unsigned int i = 0; i < t->n; i++) {
-		struct tx_item *it = &t->it[i];
-		int s = tx_shard_of(c, it->key);
-
-		if (it->written || c->skip_read_validation)
-			continue;
-		if (!cur[s] || cur[s]->nitems == PRISM_MAX_CHAIN)
-			cur[s] = tx_batch_add(b, &n, s);
-		prism_prep_read(&cur[s]->cb, c->sh[s].rkey, tx_slot_addr(c, it->key), 8);
-		cur[s]->item[cur[s]->nitems++] = i;
-	}
+	for (unsigned int i = 0; i < t->n; i++)
+		t->it[i].done = t->it[i].written || c->skip_read_validation;
+	n = tx_batch_items(c, t, 0, PRISM_MAX_CHAIN, b, prep_version_read);
 	ret = n ? tx_run_batch(c, b, n) : 0;
 	for (unsigned int j = 0; !ret && j < n; j++)
 		for (unsigned int k = 0; k < b[j].nitems; k++) {

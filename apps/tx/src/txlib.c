@@ -34,6 +34,27 @@ struct bchain *tx_batch_add(struct bchain *b, unsigned int *n, int shard)
 	return x;
 }
 
+unsigned int tx_batch_items(const struct txc *c, const struct tx *t,
+			    unsigned int from, unsigned int per,
+			    struct bchain *b, tx_prep_fn *prep)
+{
+	struct bchain *cur[TX_MAX_SHARDS] = { 0 };
+	unsigned int n = 0;
+
+	for (unsigned int i = from; i < t->n; i++) {
+		const struct tx_item *it = &t->it[i];
+		int s = tx_shard_of(c, it->key);
+
+		if (it->done)
+			continue;
+		if (!cur[s] || cur[s]->nitems == per)
+			cur[s] = tx_batch_add(b, &n, s);
+		prep(c, t, it, cur[s]);
+		cur[s]->item[cur[s]->nitems++] = i;
+	}
+	return n;
+}
+
 /* Receive one message into buf, waiting up to timeout_ms (-1: forever). */
 ssize_t tx_recv_one(struct txc *c, void *buf, size_t len, int timeout_ms)
 {
@@ -314,9 +335,12 @@ static unsigned int read_ops(const struct txc *c)
 	return c->proto == TX_PROTO_PRISM ? 2 : 1;
 }
 
-static void prep_read(struct txc *c, struct bchain *x, uint32_t key)
+static void prep_read(const struct txc *c, const struct tx *t,
+		      const struct tx_item *it, struct bchain *x)
 {
-	uint64_t rkey = c->sh[tx_shard_of(c, key)].rkey, slot = tx_slot_addr(c, key);
+	uint64_t rkey = c->sh[x->shard].rkey, slot = tx_slot_addr(c, it->key);
+
+	(void)t;
 
 	if (c->proto == TX_PROTO_PRISM) {
 		prism_prep_read(&x->cb, rkey, slot, TX_SLOT_SIZE);
@@ -382,25 +406,9 @@ static int read_items(struct txc *c, struct tx *t, unsigned int from)
 	if (!b)
 		return -ENOMEM;
 	for (;;) {
-		struct bchain *cur[TX_MAX_SHARDS] = { 0 };
-		unsigned int n = 0, pending = 0;
+		unsigned int n = tx_batch_items(c, t, from, per, b, prep_read);
 
-		for (unsigned int i = from; i < t->n; i++) {
-			struct tx_item *it = &t->it[i];
-			int s = tx_shard_of(c, it->key);
-
-			if (it->done)
-				continue;
-			if (!cur[s] || cur[s]->nitems == per) {
-				if (n == MAX_BATCH)
-					break;
-				cur[s] = tx_batch_add(b, &n, s);
-			}
-			prep_read(c, cur[s], it->key);
-			cur[s]->item[cur[s]->nitems++] = i;
-			pending++;
-		}
-		if (!pending)
+		if (!n)
 			break;
 		if (++tries > 1000) {
 			ret = -EIO;
@@ -454,6 +462,17 @@ int tx_read(struct txc *c, struct tx *t, const uint32_t *keys, unsigned int n)
 /* ------------------------------------------------------------------ */
 /* PRISM-TX prepare, commit, abort. */
 
+static void prep_release(const struct txc *c, const struct tx *t,
+			 const struct tx_item *it, struct bchain *x)
+{
+	struct tx_cas_operands o;
+
+	tx_release_operands(&o, t->ts);
+	prism_prep_cas(&x->cb, c->sh[x->shard].rkey,
+		       tx_slot_addr(c, it->key) + TX_PW, o.len,
+		       PRISM_CAS_EQ, o.cmp, o.swap, o.cmask, o.smask);
+}
+
 static int prism_release(struct txc *c, struct tx *t)
 {
 	struct bchain *b = malloc(MAX_BATCH * sizeof(*b));
@@ -464,24 +483,9 @@ static int prism_release(struct txc *c, struct tx *t)
 	for (unsigned int i = 0; i < t->n; i++)
 		t->it[i].done = !(t->it[i].written && t->it[i].prepared);
 	for (;;) {
-		struct bchain *cur[TX_MAX_SHARDS] = { 0 };
-		unsigned int n = 0;
+		unsigned int n = tx_batch_items(c, t, 0, PRISM_MAX_CHAIN, b,
+						prep_release);
 
-		for (unsigned int i = 0; i < t->n; i++) {
-			struct tx_item *it = &t->it[i];
-			int s = tx_shard_of(c, it->key);
-			struct tx_cas_operands o;
-
-			if (it->done)
-				continue;
-			if (!cur[s] || cur[s]->nitems == PRISM_MAX_CHAIN)
-				cur[s] = tx_batch_add(b, &n, s);
-			tx_release_operands(&o, t->ts);
-			prism_prep_cas(&cur[s]->cb, c->sh[s].rkey,
-				       tx_slot_addr(c, it->key) + TX_PW, o.len,
-				       PRISM_CAS_EQ, o.cmp, o.swap, o.cmask, o.smask);
-			cur[s]->item[cur[s]->nitems++] = i;
-		}
 		if (!n)
 			break;
 		ret = tx_run_batch(c, b, n);
@@ -497,36 +501,33 @@ static int prism_release(struct txc *c, struct tx *t)
 	return ret;
 }
 
+static void prep_prepare(const struct txc *c, const struct tx *t,
+			 const struct tx_item *it, struct bchain *x)
+{
+	struct tx_cas_operands o;
+
+	tx_prepare_operands(&o, it->written ? TX_VALIDATE_WRITE :
+			    TX_VALIDATE_READ, t->ts, it->rc);
+	prism_prep_cas(&x->cb, c->sh[x->shard].rkey, tx_slot_addr(c, it->key),
+		       o.len, PRISM_CAS_GT, o.cmp, o.swap, o.cmask, o.smask);
+}
+
 static int prism_prepare(struct txc *c, struct tx *t)
 {
 	struct bchain *b = malloc(MAX_BATCH * sizeof(*b));
-	struct bchain *cur[TX_MAX_SHARDS] = { 0 };
-	unsigned int n = 0;
+	unsigned int n;
 	int ret, ok = 1;
 
 	if (!b)
 		return -ENOMEM;
 	for (unsigned int i = 0; i < t->n; i++) {
 		struct tx_item *it = &t->it[i];
-		int s = tx_shard_of(c, it->key);
-		struct tx_cas_operands o;
 
 		it->prepared = 0;
-		if (!it->written && c->skip_read_validation)
-			continue;	/* BROKEN on purpose: see --broken */
-		if (!cur[s] || cur[s]->nitems == PRISM_MAX_CHAIN) {
-			if (n == MAX_BATCH) {
-				free(b);
-				return -E2BIG;
-			}
-			cur[s] = tx_batch_add(b, &n, s);
-		}
-		tx_prepare_operands(&o, it->written ? TX_VALIDATE_WRITE :
-				    TX_VALIDATE_READ, t->ts, it->rc);
-		prism_prep_cas(&cur[s]->cb, c->sh[s].rkey, tx_slot_addr(c, it->key),
-			       o.len, PRISM_CAS_GT, o.cmp, o.swap, o.cmask, o.smask);
-		cur[s]->item[cur[s]->nitems++] = i;
+		/* BROKEN on purpose with skip_read_validation: see --broken */
+		it->done = !it->written && c->skip_read_validation;
 	}
+	n = tx_batch_items(c, t, 0, PRISM_MAX_CHAIN, b, prep_prepare);
 	ret = n ? tx_run_batch(c, b, n) : 0;
 	if (ret) {
 		free(b);
@@ -557,6 +558,33 @@ static int prism_prepare(struct txc *c, struct tx *t)
 	return ok ? TX_COMMITTED : TX_ABORTED;
 }
 
+/* The 4 ops installing the item's new version (scratch at 16 * x->nitems). */
+static void prep_install(const struct txc *c, const struct tx *t,
+			 const struct tx_item *it, struct bchain *x)
+{
+	uint64_t rkey = c->sh[x->shard].rkey;
+	unsigned int sc = 16 * x->nitems;
+	unsigned char tsb[8], val[16];
+	struct tx_cas_operands o;
+	struct prism_op *op;
+
+	tx_put64(tsb, t->ts);
+	tx_put64(val, t->ts);
+	tx_put64(val + 8, it->newval);
+	tx_commit_operands(&o, t->ts);
+	op = prism_prep_write(&x->cb, rkey, sc, tsb, 8);
+	prism_op_set_addr_scratch(&x->cb, op);
+	op = prism_prep_alloc(&x->cb, rkey, c->sh[x->shard].fl, val, TX_BUF_SIZE);
+	prism_op_set_redirect_scratch(&x->cb, op, sc + 8);
+	op = prism_prep_cas_ex(&x->cb, rkey, tx_slot_addr(c, it->key) + TX_C, 16,
+			       PRISM_CAS_GT, 0, o.cmp, 0, NULL, sc,
+			       o.cmask, o.smask);
+	prism_op_set_arg_scratch(&x->cb, op);
+	prism_op_set_conditional(&x->cb, op);
+	op = prism_prep_read(&x->cb, rkey, sc + 8, 8);
+	prism_op_set_addr_scratch(&x->cb, op);
+}
+
 static int prism_install(struct txc *c, struct tx *t)
 {
 	struct bchain *b = malloc(MAX_BATCH * sizeof(*b));
@@ -568,42 +596,8 @@ static int prism_install(struct txc *c, struct tx *t)
 	for (unsigned int i = 0; i < t->n; i++)
 		t->it[i].done = !t->it[i].written;
 	for (;;) {
-		struct bchain *cur[TX_MAX_SHARDS] = { 0 };
-		unsigned int n = 0;
+		unsigned int n = tx_batch_items(c, t, 0, per, b, prep_install);
 
-		for (unsigned int i = 0; i < t->n; i++) {
-			struct tx_item *it = &t->it[i];
-			int s = tx_shard_of(c, it->key);
-			uint64_t rkey = c->sh[s].rkey;
-			unsigned char tsb[8], val[16];
-			struct tx_cas_operands o;
-			struct prism_op *op;
-			unsigned int sc;
-
-			if (it->done)
-				continue;
-			if (!cur[s] || cur[s]->nitems == per)
-				cur[s] = tx_batch_add(b, &n, s);
-			sc = 16 * cur[s]->nitems;
-			tx_put64(tsb, t->ts);
-			tx_put64(val, t->ts);
-			tx_put64(val + 8, it->newval);
-			tx_commit_operands(&o, t->ts);
-			op = prism_prep_write(&cur[s]->cb, rkey, sc, tsb, 8);
-			prism_op_set_addr_scratch(&cur[s]->cb, op);
-			op = prism_prep_alloc(&cur[s]->cb, rkey, c->sh[s].fl, val,
-					      TX_BUF_SIZE);
-			prism_op_set_redirect_scratch(&cur[s]->cb, op, sc + 8);
-			op = prism_prep_cas_ex(&cur[s]->cb, rkey,
-					       tx_slot_addr(c, it->key) + TX_C, 16,
-					       PRISM_CAS_GT, 0, o.cmp, 0, NULL, sc,
-					       o.cmask, o.smask);
-			prism_op_set_arg_scratch(&cur[s]->cb, op);
-			prism_op_set_conditional(&cur[s]->cb, op);
-			op = prism_prep_read(&cur[s]->cb, rkey, sc + 8, 8);
-			prism_op_set_addr_scratch(&cur[s]->cb, op);
-			cur[s]->item[cur[s]->nitems++] = i;
-		}
 		if (!n)
 			break;
 		if (++rounds > 2) {

@@ -50,7 +50,7 @@ struct tx_item {
 	uint32_t key;
 	int written;
 	int prepared;		/* 0 no, 1 yes, 2 unknown (chain timed out) */
-	int done;
+	int done;		/* nothing (more) to send in this phase */
 	int blocked;		/* read found it locked / write pending */
 	uint64_t rc;		/* PRISM: slot C seen; FaRM: version */
 	uint64_t ver;		/* version read (PRISM: writer's ts) */

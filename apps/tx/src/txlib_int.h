@@ -11,6 +11,8 @@
 #define CHAIN_CAP	1536	/* a chain and its reply fit one 1500-byte frame */
 #define OUT_CAP		2048
 #define MAX_BATCH	64
+/* tx_batch_items() puts at least one item in a chain, so it never overflows. */
+_Static_assert(TX_MAX_KEYS_TX <= MAX_BATCH, "a batch holds a chain per item");
 #define CHAIN_TIMEOUT_MS 10000
 #define CHAIN_RETRIES	16
 #define RPC_REPLY_MS	3000
@@ -28,6 +30,17 @@ struct bchain {
 
 /* Append a chain for shard to batch b of *n chains; returns it. */
 struct bchain *tx_batch_add(struct bchain *b, unsigned int *n, int shard);
+/* Add the ops of item it of t to chain x (holding x->nitems items so far). */
+typedef void tx_prep_fn(const struct txc *c, const struct tx *t,
+			const struct tx_item *it, struct bchain *x);
+/*
+ * Batch the items [from, t->n) of t whose done flag is clear into b: each
+ * in the open chain of its shard, a new chain when that holds per items;
+ * prep adds the item's ops.  Returns the number of chains (0: none left).
+ */
+unsigned int tx_batch_items(const struct txc *c, const struct tx *t,
+			    unsigned int from, unsigned int per,
+			    struct bchain *b, tx_prep_fn *prep);
 /* Receive one message into buf, waiting up to timeout_ms (-1: forever). */
 ssize_t tx_recv_one(struct txc *c, void *buf, size_t len, int timeout_ms);
 /* Submit n chains, retry the ones that time out, wait for all. */

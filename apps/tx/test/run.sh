@@ -117,6 +117,15 @@ scenario() {
 	return $rc
 }
 
+# bank_checks NAME LABEL: the total balance and the history of bank
+# scenario NAME (two test points).
+bank_checks() {
+	check "$2: total balance is $total, every audit saw it" \
+		"grep -q 'sum=$total pending=0' $out/$1.dump && ! grep -q 'audit_bad=[1-9]' $out/$1.client*"
+	check "$2: history is serializable ($(head -n1 "$out/$1.check"))" \
+		"[ \"\$(cat $out/$1.check_rc)\" = 0 ] && grep -q 'serializable=yes' $out/$1.check"
+}
+
 tap_header
 tap_plan 21
 for proto in prism farm; do
@@ -126,10 +135,7 @@ for proto in prism farm; do
 	c=$(sum_kv "$out"/$proto-bank.client*)
 	check "$proto bank: 3 processes x 2 threads on 2 shards ran and committed ($c txns)" \
 		"[ $r = 0 ] && [ $c -gt 0 ]"
-	check "$proto bank: total balance is $total, every audit saw it" \
-		"grep -q 'sum=$total pending=0' $out/$proto-bank.dump && ! grep -q 'audit_bad=[1-9]' $out/$proto-bank.client*"
-	check "$proto bank: history is serializable ($(head -n1 "$out/$proto-bank.check"))" \
-		"[ \"\$(cat $out/$proto-bank.check_rc)\" = 0 ] && grep -q 'serializable=yes' $out/$proto-bank.check"
+	bank_checks $proto-bank "$proto bank"
 
 	netem add
 	before=$(retransmits)
@@ -140,10 +146,7 @@ for proto in prism farm; do
 	c=$(sum_kv "$out"/$proto-loss.client*)
 	check "$proto bank under 10% loss: clients committed ($c txns), retransmissions happened ($((after - before)))" \
 		"[ $r = 0 ] && [ $c -gt 0 ] && [ $after -gt $before ]"
-	check "$proto bank under 10% loss: total balance is $total, audits consistent" \
-		"grep -q 'sum=$total pending=0' $out/$proto-loss.dump && ! grep -q 'audit_bad=[1-9]' $out/$proto-loss.client*"
-	check "$proto bank under 10% loss: history is serializable ($(head -n1 "$out/$proto-loss.check"))" \
-		"[ \"\$(cat $out/$proto-loss.check_rc)\" = 0 ]"
+	bank_checks $proto-loss "$proto bank under 10% loss"
 
 	total=
 	scenario $proto-skew $proto skew 4

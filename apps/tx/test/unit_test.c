@@ -129,74 +129,87 @@ static struct hist_op R(uint32_t k, uint64_t v, uint64_t val)
 	return (struct hist_op){ k, v, val };
 }
 
+/* A hand-made history: transactions of {key, version, value} ops, finals. */
+struct hist_case {
+	const char *name;
+	struct {
+		uint64_t id;
+		unsigned int nr, nw;
+		struct hist_op rd[2], wr[2];
+	} tx[3];
+	unsigned int ntx, nfinal;
+	struct hist_op final[2];
+	int want;		/* hist_check() */
+	size_t min_edges;	/* at least */
+	size_t in_cycle, bad_reads, bad_final;	/* exactly */
+};
+
+static const struct hist_case hist_cases[] = {
+	{ .name = "a serial history is serializable",
+	  /* T1 reads x0 writes x1; T2 reads x1 writes x2; T3 reads x2, y0. */
+	  .tx = { { .id = 10, .nr = 1, .rd = { { 0, 0, 5 } },
+		    .nw = 1, .wr = { { 0, 10, 6 } } },
+		  { .id = 20, .nr = 1, .rd = { { 0, 10, 6 } },
+		    .nw = 1, .wr = { { 0, 20, 7 } } },
+		  { .id = 30, .nr = 2, .rd = { { 0, 20, 7 }, { 1, 0, 5 } } } },
+	  .ntx = 3, .nfinal = 2, .final = { { 0, 20, 7 }, { 1, 0, 5 } },
+	  .want = 0, .min_edges = 3 },
+	{ .name = "write skew is a cycle",
+	  /* both read x0,y0; T1 writes x, T2 writes y */
+	  .tx = { { .id = 10, .nr = 2, .rd = { { 0, 0, 5 }, { 1, 0, 5 } },
+		    .nw = 1, .wr = { { 0, 10, 6 } } },
+		  { .id = 11, .nr = 2, .rd = { { 0, 0, 5 }, { 1, 0, 5 } },
+		    .nw = 1, .wr = { { 1, 11, 6 } } } },
+	  .ntx = 2, .want = 1, .in_cycle = 2 },
+	{ .name = "a lost update is a cycle",
+	  /* both read x0 and write x */
+	  .tx = { { .id = 10, .nr = 1, .rd = { { 0, 0, 5 } },
+		    .nw = 1, .wr = { { 0, 10, 6 } } },
+		  { .id = 11, .nr = 1, .rd = { { 0, 0, 5 } },
+		    .nw = 1, .wr = { { 0, 11, 6 } } } },
+	  .ntx = 2, .want = 1, .in_cycle = 2 },
+	{ .name = "a torn read of two writes is a cycle",
+	  /* T1 writes x1, y1; T3 reads x1 but y0 */
+	  .tx = { { .id = 10, .nr = 1, .rd = { { 0, 0, 5 } },
+		    .nw = 2, .wr = { { 0, 10, 1 }, { 1, 10, 9 } } },
+		  { .id = 30, .nr = 2, .rd = { { 0, 10, 1 }, { 1, 0, 5 } } } },
+	  .ntx = 2, .want = 1, .in_cycle = 2 },
+	{ .name = "reading a value nobody wrote is reported",
+	  .tx = { { .id = 10, .nw = 1, .wr = { { 0, 10, 6 } } },
+		  { .id = 20, .nr = 1, .rd = { { 0, 10, 99 } } } },
+	  .ntx = 2, .want = 1, .bad_reads = 1 },
+	{ .name = "reading an unknown version is reported",
+	  .tx = { { .id = 20, .nr = 1, .rd = { { 0, 77, 6 } } } },
+	  .ntx = 1, .want = 1, .bad_reads = 1 },
+	{ .name = "a committed write missing from the final state is reported",
+	  .tx = { { .id = 10, .nw = 1, .wr = { { 0, 10, 6 } } } },
+	  .ntx = 1, .nfinal = 1, .final = { { 0, 0, 5 } },
+	  .want = 1, .bad_final = 1 },
+};
+
 static void test_checker(void)
 {
 	struct hist_result r;
 	struct hist h;
 	struct hist_op rd[2], wr[2];
 
-	/* T1 reads x0 writes x1; T2 reads x1 writes x2; T3 reads x2, y0. */
-	hist_init(&h);
-	rd[0] = R(0, 0, 5); wr[0] = R(0, 10, 6);
-	hist_add(&h, 10, rd, 1, wr, 1);
-	rd[0] = R(0, 10, 6); wr[0] = R(0, 20, 7);
-	hist_add(&h, 20, rd, 1, wr, 1);
-	rd[0] = R(0, 20, 7); rd[1] = R(1, 0, 5);
-	hist_add(&h, 30, rd, 2, NULL, 0);
-	hist_add_final(&h, 0, 20, 7);
-	hist_add_final(&h, 1, 0, 5);
-	ok(hist_check(&h, 5, &r) == 0 && r.edges >= 3, "a serial history is serializable");
-	hist_free(&h);
+	for (size_t i = 0; i < sizeof(hist_cases) / sizeof(hist_cases[0]); i++) {
+		const struct hist_case *c = &hist_cases[i];
+		int ret;
 
-	/* Write skew: both read x0,y0; T1 writes x, T2 writes y. */
-	hist_init(&h);
-	rd[0] = R(0, 0, 5); rd[1] = R(1, 0, 5);
-	wr[0] = R(0, 10, 6);
-	hist_add(&h, 10, rd, 2, wr, 1);
-	wr[0] = R(1, 11, 6);
-	hist_add(&h, 11, rd, 2, wr, 1);
-	ok(hist_check(&h, 5, &r) == 1 && r.in_cycle == 2, "write skew is a cycle");
-	hist_free(&h);
-
-	/* Lost update: both read x0 and write x. */
-	hist_init(&h);
-	rd[0] = R(0, 0, 5);
-	wr[0] = R(0, 10, 6);
-	hist_add(&h, 10, rd, 1, wr, 1);
-	wr[0] = R(0, 11, 6);
-	hist_add(&h, 11, rd, 1, wr, 1);
-	ok(hist_check(&h, 5, &r) == 1 && r.in_cycle == 2, "a lost update is a cycle");
-	hist_free(&h);
-
-	/* Read skew: T3 sees T1's x but not T2's y although T2 read T1's x... */
-	hist_init(&h);
-	rd[0] = R(0, 0, 5); wr[0] = R(0, 10, 1); wr[1] = R(1, 10, 9);
-	hist_add(&h, 10, rd, 1, wr, 2);		/* T1 writes x1, y1 */
-	rd[0] = R(0, 10, 1); rd[1] = R(1, 0, 5);
-	hist_add(&h, 30, rd, 2, NULL, 0);	/* T3 reads x1 but y0 */
-	ok(hist_check(&h, 5, &r) == 1 && r.in_cycle == 2, "a torn read of two writes is a cycle");
-	hist_free(&h);
-
-	hist_init(&h);
-	rd[0] = R(0, 10, 99);
-	wr[0] = R(0, 10, 6);
-	hist_add(&h, 10, NULL, 0, wr, 1);
-	hist_add(&h, 20, rd, 1, NULL, 0);
-	ok(hist_check(&h, 5, &r) == 1 && r.bad_reads == 1, "reading a value nobody wrote is reported");
-	hist_free(&h);
-
-	hist_init(&h);
-	rd[0] = R(0, 77, 6);
-	hist_add(&h, 20, rd, 1, NULL, 0);
-	ok(hist_check(&h, 5, &r) == 1 && r.bad_reads == 1, "reading an unknown version is reported");
-	hist_free(&h);
-
-	hist_init(&h);
-	wr[0] = R(0, 10, 6);
-	hist_add(&h, 10, NULL, 0, wr, 1);
-	hist_add_final(&h, 0, 0, 5);
-	ok(hist_check(&h, 5, &r) == 1 && r.bad_final == 1, "a committed write missing from the final state is reported");
-	hist_free(&h);
+		hist_init(&h);
+		for (unsigned int t = 0; t < c->ntx; t++)
+			hist_add(&h, c->tx[t].id, c->tx[t].rd, c->tx[t].nr,
+				 c->tx[t].wr, c->tx[t].nw);
+		for (unsigned int f = 0; f < c->nfinal; f++)
+			hist_add_final(&h, c->final[f].key, c->final[f].ver,
+				       c->final[f].val);
+		ret = hist_check(&h, 5, &r);
+		ok(ret == c->want && r.edges >= c->min_edges &&
+		   r.in_cycle == c->in_cycle && r.bad_reads == c->bad_reads &&
+		   r.bad_final == c->bad_final, "%s", c->name);
+		hist_free(&h);
+	}
 
 	hist_init(&h);
 	{
