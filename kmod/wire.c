@@ -52,29 +52,6 @@ static u32 prism_op_out_len(const struct prism_op *op)
 	return prism_op_output(op);
 }
 
-/* Inline data bytes the op must carry. */
-static u64 prism_op_data_len(const struct prism_op *op)
-{
-	u64 n;
-
-	switch (op->opcode) {
-	case PRISM_OP_WRITE:
-		return (op->flags & PRISM_F_DATA_INDIRECT) ? 0 : op->len;
-	case PRISM_OP_CAS:
-		n = 4;
-		if (op->flags & PRISM_F_CMP_INDIRECT)
-			n--;
-		if (op->flags & PRISM_F_SWAP_INDIRECT)
-			n--;
-		return n * op->len;
-	case PRISM_OP_ALLOC:
-	case PRISM_OP_SEND:
-		return op->len;
-	default:
-		return 0;
-	}
-}
-
 /**
  * prism_op_check() - check one op of a chain
  * @op: the op, in host order
