@@ -275,6 +275,7 @@ struct prism_decoded_op {
 	u32		out_len;
 };
 
+void prism_wop_encode(const struct prism_op *op, struct prism_wop *w);
 int prism_op_check(const struct prism_op *op, unsigned int idx);
 int prism_wire_parse_op(const u8 *body, u32 body_len, u32 *pos,
 			unsigned int idx, struct prism_decoded_op *pop);

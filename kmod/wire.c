@@ -167,7 +167,16 @@ static void prism_wop_decode(const struct prism_wop *w, struct prism_op *op)
 	op->reserved = be32_to_cpu(w->reserved);
 }
 
-static void prism_wop_encode(const struct prism_op *op, struct prism_wop *w)
+/**
+ * prism_wop_encode() - write an op in wire format
+ * @op: the op, in host order
+ * @w: receives it, big-endian
+ *
+ * Nothing is checked: the KUnit fixture also writes malformed ops with it.
+ *
+ * Context: Any context.
+ */
+void prism_wop_encode(const struct prism_op *op, struct prism_wop *w)
 {
 	w->opcode = op->opcode;
 	w->cas_mode = op->cas_mode;
@@ -181,6 +190,7 @@ static void prism_wop_encode(const struct prism_op *op, struct prism_wop *w)
 	w->data_len = cpu_to_be32(op->data_len);
 	w->reserved = cpu_to_be32(op->reserved);
 }
+EXPORT_SYMBOL_IF_KUNIT(prism_wop_encode);
 
 /*
  * Take the op at buf + *pos (host order if !wire) and its inline data;
