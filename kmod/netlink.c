@@ -158,6 +158,7 @@ static int prism_nl_fill_ep(struct sk_buff *skb, struct prism_sock *psk,
 	unsigned int b;
 	u64 pinned;
 	void *hdr;
+	bool full;
 
 	spin_lock_bh(&mem->lock);
 	hash_for_each(mem->regions, b, r, node)
@@ -172,38 +173,27 @@ static int prism_nl_fill_ep(struct sk_buff *skb, struct prism_sock *psk,
 			  PRISM_CMD_ENDPOINT_GET);
 	if (!hdr)
 		return -EMSGSIZE;
-	if (nla_put_u32(skb, PRISM_ATTR_EP, psk->ep) ||
-	    nla_put_u32(skb, PRISM_ATTR_IFINDEX, psk->ifindex))
-		goto cancel;
 	dev = dev_get_by_index_rcu(sock_net(&psk->sk), psk->ifindex);
-	if (dev) {
-		if (nla_put_string(skb, PRISM_ATTR_IFNAME, dev->name))
-			goto cancel;
-		if (dev->addr_len == ETH_ALEN &&
-		    nla_put(skb, PRISM_ATTR_MAC, ETH_ALEN, dev->dev_addr))
-			goto cancel;
-	}
 	/* pid_vnr(): 0 when the owner is not visible in our pid namespace. */
-	if ((admin &&
-	     nla_put_u32(skb, PRISM_ATTR_OWNER_PID, pid_vnr(psk->owner))) ||
-	    nla_put_u32(skb, PRISM_ATTR_NR_REGIONS, nr_regions) ||
-	    nla_put_u32(skb, PRISM_ATTR_NR_FREELISTS, nr_fls) ||
-	    nla_put_u64_64bit(skb, PRISM_ATTR_PINNED_PAGES, pinned,
-			      PRISM_ATTR_PAD) ||
-	    nla_put_u32(skb, PRISM_ATTR_OUTSTANDING,
-			atomic_read(&psk->outstanding)) ||
-	    nla_put_u32(skb, PRISM_ATTR_MAX_OUTSTANDING,
-			READ_ONCE(psk->max_outstanding)) ||
-	    nla_put_u32(skb, PRISM_ATTR_TIMEOUT_MS,
-			READ_ONCE(psk->timeout_ms)) ||
-	    prism_nl_put_stats(skb, (const u64 *)&st))
-		goto cancel;
-	genlmsg_end(skb, hdr);
-	return 0;
-
-cancel:
-	genlmsg_cancel(skb, hdr);
-	return -EMSGSIZE;
+	full = nla_put_u32(skb, PRISM_ATTR_EP, psk->ep) ||
+	      nla_put_u32(skb, PRISM_ATTR_IFINDEX, psk->ifindex) ||
+	      (dev && nla_put_string(skb, PRISM_ATTR_IFNAME, dev->name)) ||
+	      (dev && dev->addr_len == ETH_ALEN &&
+	       nla_put(skb, PRISM_ATTR_MAC, ETH_ALEN, dev->dev_addr)) ||
+	      (admin &&
+	       nla_put_u32(skb, PRISM_ATTR_OWNER_PID, pid_vnr(psk->owner))) ||
+	      nla_put_u32(skb, PRISM_ATTR_NR_REGIONS, nr_regions) ||
+	      nla_put_u32(skb, PRISM_ATTR_NR_FREELISTS, nr_fls) ||
+	      nla_put_u64_64bit(skb, PRISM_ATTR_PINNED_PAGES, pinned,
+				PRISM_ATTR_PAD) ||
+	      nla_put_u32(skb, PRISM_ATTR_OUTSTANDING,
+			  atomic_read(&psk->outstanding)) ||
+	      nla_put_u32(skb, PRISM_ATTR_MAX_OUTSTANDING,
+			  READ_ONCE(psk->max_outstanding)) ||
+	      nla_put_u32(skb, PRISM_ATTR_TIMEOUT_MS,
+			  READ_ONCE(psk->timeout_ms)) ||
+	      prism_nl_put_stats(skb, (const u64 *)&st);
+	return prism_nl_msg_end(skb, hdr, full);
 }
 
 /* Caller holds psk->peer_lock (chains and retransmits change without it). */
@@ -217,30 +207,24 @@ static int prism_nl_fill_peer(struct sk_buff *skb, struct prism_sock *psk,
 		READ_ONCE(p->retransmits),
 	};
 	void *hdr;
+	bool full;
 
 	hdr = genlmsg_put(skb, portid, seq, &prism_genl_family, flags,
 			  PRISM_CMD_PEER_GET);
 	if (!hdr)
 		return -EMSGSIZE;
-	if (nla_put_u32(skb, PRISM_ATTR_EP, psk->ep) ||
-	    nla_put_u32(skb, PRISM_ATTR_IFINDEX, psk->ifindex) ||
-	    nla_put(skb, PRISM_ATTR_PEER_MAC, ETH_ALEN, p->mac) ||
-	    nla_put_u32(skb, PRISM_ATTR_PEER_EP, p->ep) ||
-	    nla_put_u32(skb, PRISM_ATTR_PEER_SRTT_US, p->srtt_us) ||
-	    nla_put_u32(skb, PRISM_ATTR_PEER_RTTVAR_US, p->rttvar_us) ||
-	    nla_put_u32(skb, PRISM_ATTR_PEER_RTO_US, READ_ONCE(p->rto_us)))
-		goto cancel;
-	if (prism_nl_put_counters(skb, PRISM_ATTR_PEER_STATS,
-				  PRISM_PEER_STATS_ATTR_CHAINS_SENT,
-				  PRISM_PEER_STATS_ATTR_PAD, stats,
-				  ARRAY_SIZE(stats)))
-		goto cancel;
-	genlmsg_end(skb, hdr);
-	return 0;
-
-cancel:
-	genlmsg_cancel(skb, hdr);
-	return -EMSGSIZE;
+	full = nla_put_u32(skb, PRISM_ATTR_EP, psk->ep) ||
+	      nla_put_u32(skb, PRISM_ATTR_IFINDEX, psk->ifindex) ||
+	      nla_put(skb, PRISM_ATTR_PEER_MAC, ETH_ALEN, p->mac) ||
+	      nla_put_u32(skb, PRISM_ATTR_PEER_EP, p->ep) ||
+	      nla_put_u32(skb, PRISM_ATTR_PEER_SRTT_US, p->srtt_us) ||
+	      nla_put_u32(skb, PRISM_ATTR_PEER_RTTVAR_US, p->rttvar_us) ||
+	      nla_put_u32(skb, PRISM_ATTR_PEER_RTO_US, READ_ONCE(p->rto_us)) ||
+	      prism_nl_put_counters(skb, PRISM_ATTR_PEER_STATS,
+				    PRISM_PEER_STATS_ATTR_CHAINS_SENT,
+				    PRISM_PEER_STATS_ATTR_PAD, stats,
+				    ARRAY_SIZE(stats));
+	return prism_nl_msg_end(skb, hdr, full);
 }
 
 static int prism_nl_fill_region(struct sk_buff *skb, struct prism_sock *psk,
@@ -248,27 +232,25 @@ static int prism_nl_fill_region(struct sk_buff *skb, struct prism_sock *psk,
 				bool admin)
 {
 	void *hdr;
+	bool full;
 
 	hdr = genlmsg_put(skb, portid, seq, &prism_genl_family, NLM_F_MULTI,
 			  PRISM_CMD_REGION_GET);
 	if (!hdr)
 		return -EMSGSIZE;
-	if (nla_put_u32(skb, PRISM_ATTR_EP, psk->ep) ||
-	    (admin &&
-	     nla_put_u64_64bit(skb, PRISM_ATTR_REGION_START, r->start,
-			       PRISM_ATTR_PAD)) ||
-	    nla_put_u64_64bit(skb, PRISM_ATTR_REGION_LEN, r->len,
-			      PRISM_ATTR_PAD) ||
-	    nla_put_u32(skb, PRISM_ATTR_REGION_ACCESS, r->access) ||
-	    nla_put_u64_64bit(skb, PRISM_ATTR_REGION_PAGES, r->npages,
-			      PRISM_ATTR_PAD) ||
-	    (admin &&
-	     nla_put_u64_64bit(skb, PRISM_ATTR_RKEY, r->rkey, PRISM_ATTR_PAD))) {
-		genlmsg_cancel(skb, hdr);
-		return -EMSGSIZE;
-	}
-	genlmsg_end(skb, hdr);
-	return 0;
+	full = nla_put_u32(skb, PRISM_ATTR_EP, psk->ep) ||
+	      (admin &&
+	       nla_put_u64_64bit(skb, PRISM_ATTR_REGION_START, r->start,
+				 PRISM_ATTR_PAD)) ||
+	      nla_put_u64_64bit(skb, PRISM_ATTR_REGION_LEN, r->len,
+				PRISM_ATTR_PAD) ||
+	      nla_put_u32(skb, PRISM_ATTR_REGION_ACCESS, r->access) ||
+	      nla_put_u64_64bit(skb, PRISM_ATTR_REGION_PAGES, r->npages,
+				PRISM_ATTR_PAD) ||
+	      (admin &&
+	       nla_put_u64_64bit(skb, PRISM_ATTR_RKEY, r->rkey,
+				 PRISM_ATTR_PAD));
+	return prism_nl_msg_end(skb, hdr, full);
 }
 
 /* ---------------------------------------------------------------------------
@@ -507,11 +489,7 @@ int prism_nl_reply_one(const struct sk_buff *req, struct genl_info *info,
 		err = -ENOENT;
 	}
 	rcu_read_unlock();
-	if (err) {
-		nlmsg_free(msg);
-		return err;
-	}
-	return genlmsg_reply(msg, info);
+	return prism_nl_reply(msg, info, err);
 }
 
 static int prism_nl_ep_fill_one(struct sk_buff *msg, struct prism_sock *psk,
@@ -602,36 +580,51 @@ static const struct genl_multicast_group prism_nl_mcgrps[] = {
 	[PRISM_NL_MCGRP_EVENTS]	= { .name = PRISM_GENL_MCGRP_EVENTS },
 };
 
-/* A new event message with EP, or NULL (no listeners, no memory). */
-static struct sk_buff *prism_nl_event_start(struct net *net, u8 cmd, u32 ep,
-					    void **hdr)
+/* Puts the attributes of an event after PRISM_ATTR_EP; true if full. */
+typedef bool (*prism_nl_event_fill_t)(struct sk_buff *skb, struct net *net,
+				      const void *arg);
+
+/*
+ * Multicast event cmd of endpoint ep with fill's attributes, if anybody
+ * listens (and there is memory).
+ */
+static void prism_nl_event(struct net *net, u8 cmd, u32 ep,
+			   prism_nl_event_fill_t fill, const void *arg)
 {
 	struct sk_buff *skb;
+	void *hdr;
 
+	might_sleep();
 	if (!genl_has_listeners(&prism_genl_family, net, PRISM_NL_MCGRP_EVENTS))
-		return NULL;
+		return;
 	skb = genlmsg_new(NLMSG_GOODSIZE, GFP_KERNEL);
 	if (!skb)
-		return NULL;
-	*hdr = genlmsg_put(skb, 0, 0, &prism_genl_family, 0, cmd);
-	if (!*hdr || nla_put_u32(skb, PRISM_ATTR_EP, ep)) {
-		nlmsg_free(skb);
-		return NULL;
-	}
-	return skb;
-}
-
-/* Send the event skb (err: a put failed, drop it instead). */
-static void prism_nl_event_send(struct net *net, struct sk_buff *skb,
-				void *hdr, int err)
-{
-	if (err) {
+		return;
+	hdr = genlmsg_put(skb, 0, 0, &prism_genl_family, 0, cmd);
+	if (!hdr || nla_put_u32(skb, PRISM_ATTR_EP, ep) ||
+	    fill(skb, net, arg)) {
 		nlmsg_free(skb);
 		return;
 	}
 	genlmsg_end(skb, hdr);
 	genlmsg_multicast_netns(&prism_genl_family, net, skb, 0,
 				PRISM_NL_MCGRP_EVENTS, GFP_KERNEL);
+}
+
+static bool prism_nl_ep_event_fill(struct sk_buff *skb, struct net *net,
+				   const void *arg)
+{
+	int ifindex = *(const int *)arg;
+	struct net_device *dev;
+	bool full;
+
+	full = nla_put_u32(skb, PRISM_ATTR_IFINDEX, ifindex);
+	rcu_read_lock();
+	dev = dev_get_by_index_rcu(net, ifindex);
+	if (dev && !full)
+		full = nla_put_string(skb, PRISM_ATTR_IFNAME, dev->name);
+	rcu_read_unlock();
+	return full;
 }
 
 /**
@@ -651,22 +644,19 @@ static void prism_nl_event_send(struct net *net, struct sk_buff *skb,
  */
 void prism_nl_notify_ep(struct net *net, u8 cmd, u32 ep, int ifindex)
 {
-	struct net_device *dev;
-	struct sk_buff *skb;
-	void *hdr;
-	int err;
+	prism_nl_event(net, cmd, ep, prism_nl_ep_event_fill, &ifindex);
+}
 
-	might_sleep();
-	skb = prism_nl_event_start(net, cmd, ep, &hdr);
-	if (!skb)
-		return;
-	err = nla_put_u32(skb, PRISM_ATTR_IFINDEX, ifindex);
-	rcu_read_lock();
-	dev = dev_get_by_index_rcu(net, ifindex);
-	if (dev && !err)
-		err = nla_put_string(skb, PRISM_ATTR_IFNAME, dev->name);
-	rcu_read_unlock();
-	prism_nl_event_send(net, skb, hdr, err);
+static bool prism_nl_region_event_fill(struct sk_buff *skb, struct net *net,
+				       const void *arg)
+{
+	const struct prism_nl_region_ev *ev = arg;
+
+	return nla_put_u64_64bit(skb, PRISM_ATTR_REGION_LEN, ev->len,
+				 PRISM_ATTR_PAD) ||
+	       nla_put_u32(skb, PRISM_ATTR_REGION_ACCESS, ev->access) ||
+	       nla_put_u64_64bit(skb, PRISM_ATTR_REGION_PAGES, ev->pages,
+				 PRISM_ATTR_PAD);
 }
 
 /**
@@ -685,20 +675,17 @@ void prism_nl_notify_ep(struct net *net, u8 cmd, u32 ep, int ifindex)
 void prism_nl_notify_region(struct net *net, u8 cmd, u32 ep,
 			    const struct prism_nl_region_ev *ev)
 {
-	struct sk_buff *skb;
-	void *hdr;
-	int err;
+	prism_nl_event(net, cmd, ep, prism_nl_region_event_fill, ev);
+}
 
-	might_sleep();
-	skb = prism_nl_event_start(net, cmd, ep, &hdr);
-	if (!skb)
-		return;
-	err = nla_put_u64_64bit(skb, PRISM_ATTR_REGION_LEN, ev->len,
-				PRISM_ATTR_PAD) ||
-	      nla_put_u32(skb, PRISM_ATTR_REGION_ACCESS, ev->access) ||
-	      nla_put_u64_64bit(skb, PRISM_ATTR_REGION_PAGES, ev->pages,
-				PRISM_ATTR_PAD);
-	prism_nl_event_send(net, skb, hdr, err);
+static bool prism_nl_fl_event_fill(struct sk_buff *skb, struct net *net,
+				   const void *arg)
+{
+	const struct prism_nl_fl_ev *ev = arg;
+
+	return nla_put_u32(skb, PRISM_ATTR_FL_ID, ev->id) ||
+	       nla_put_u32(skb, PRISM_ATTR_FL_BUF_SIZE, ev->buf_size) ||
+	       nla_put_u32(skb, PRISM_ATTR_FL_CAPACITY, ev->capacity);
 }
 
 /**
@@ -717,18 +704,7 @@ void prism_nl_notify_region(struct net *net, u8 cmd, u32 ep,
 void prism_nl_notify_fl(struct net *net, u8 cmd, u32 ep,
 			const struct prism_nl_fl_ev *ev)
 {
-	struct sk_buff *skb;
-	void *hdr;
-	int err;
-
-	might_sleep();
-	skb = prism_nl_event_start(net, cmd, ep, &hdr);
-	if (!skb)
-		return;
-	err = nla_put_u32(skb, PRISM_ATTR_FL_ID, ev->id) ||
-	      nla_put_u32(skb, PRISM_ATTR_FL_BUF_SIZE, ev->buf_size) ||
-	      nla_put_u32(skb, PRISM_ATTR_FL_CAPACITY, ev->capacity);
-	prism_nl_event_send(net, skb, hdr, err);
+	prism_nl_event(net, cmd, ep, prism_nl_fl_event_fill, ev);
 }
 
 static const struct genl_ops prism_genl_ops[] = {

@@ -24,31 +24,22 @@ static int prism_nl_fill_fl(struct sk_buff *skb, struct prism_sock *psk,
 {
 	struct prism_region *r;
 	void *hdr;
+	bool full;
 
 	hdr = genlmsg_put(skb, portid, seq, &prism_genl_family, flags, cmd);
 	if (!hdr)
 		return -EMSGSIZE;
-	if (nla_put_u32(skb, PRISM_ATTR_EP, psk->ep) ||
-	    nla_put_u32(skb, PRISM_ATTR_FL_ID, fl->id) ||
-	    nla_put_u32(skb, PRISM_ATTR_FL_BUF_SIZE, fl->buf_size) ||
-	    nla_put_u32(skb, PRISM_ATTR_FL_CAPACITY, fl->capacity) ||
-	    nla_put_u32(skb, PRISM_ATTR_FL_COUNT, READ_ONCE(fl->count)))
-		goto cancel;
-	if (admin) {
-		r = prism_region_find(&psk->mem, fl->rkey);
-		if (r && nla_put_u64_64bit(skb, PRISM_ATTR_REGION_START,
-					   r->start, PRISM_ATTR_PAD))
-			goto cancel;
-		if (nla_put_u64_64bit(skb, PRISM_ATTR_RKEY, fl->rkey,
-				      PRISM_ATTR_PAD))
-			goto cancel;
-	}
-	genlmsg_end(skb, hdr);
-	return 0;
-
-cancel:
-	genlmsg_cancel(skb, hdr);
-	return -EMSGSIZE;
+	r = admin ? prism_region_find(&psk->mem, fl->rkey) : NULL;
+	full = nla_put_u32(skb, PRISM_ATTR_EP, psk->ep) ||
+	       nla_put_u32(skb, PRISM_ATTR_FL_ID, fl->id) ||
+	       nla_put_u32(skb, PRISM_ATTR_FL_BUF_SIZE, fl->buf_size) ||
+	       nla_put_u32(skb, PRISM_ATTR_FL_CAPACITY, fl->capacity) ||
+	       nla_put_u32(skb, PRISM_ATTR_FL_COUNT, READ_ONCE(fl->count)) ||
+	       (r && nla_put_u64_64bit(skb, PRISM_ATTR_REGION_START, r->start,
+				       PRISM_ATTR_PAD)) ||
+	       (admin && nla_put_u64_64bit(skb, PRISM_ATTR_RKEY, fl->rkey,
+					   PRISM_ATTR_PAD));
+	return prism_nl_msg_end(skb, hdr, full);
 }
 
 static int prism_nl_fl_dump_one(struct sk_buff *skb,
@@ -125,6 +116,36 @@ int prism_nl_fl_doit(struct sk_buff *skb, struct genl_info *info)
 	return prism_nl_reply_one(skb, info, prism_nl_fl_fill_one);
 }
 
+/*
+ * Start a command that changes a free list: its reply, allocated before the
+ * change (a list nobody hears about would be leaked), and the socket of
+ * the endpoint it names.  Returns the socket, with a reference, or an
+ * ERR_PTR (-ENOMEM, or -ENOENT with an extack message).
+ */
+static struct prism_sock *prism_nl_fl_begin(struct genl_info *info,
+					    struct sk_buff **msg)
+{
+	struct prism_sock *psk;
+
+	*msg = genlmsg_new(NLMSG_GOODSIZE, GFP_KERNEL);
+	if (!*msg)
+		return ERR_PTR(-ENOMEM);
+	psk = prism_nl_get_sock(info);
+	if (!psk) {
+		nlmsg_free(*msg);
+		return ERR_PTR(-ENOENT);
+	}
+	return psk;
+}
+
+/* Drop the socket, then send the reply (err 0) or free it and return err. */
+static int prism_nl_fl_end(struct prism_sock *psk, struct sk_buff *msg,
+			   struct genl_info *info, int err)
+{
+	sock_put(&psk->sk);
+	return prism_nl_reply(msg, info, err);
+}
+
 /**
  * prism_nl_fl_create_doit() - create a free list on an endpoint's region
  * @skb: the request (GENL_ADMIN_PERM: CAP_NET_ADMIN checked by genetlink)
@@ -149,15 +170,9 @@ int prism_nl_fl_create_doit(struct sk_buff *skb, struct genl_info *info)
 	    prism_nl_missing(info, PRISM_ATTR_FL_BUF_SIZE) ||
 	    prism_nl_missing(info, PRISM_ATTR_FL_CAPACITY))
 		return -EINVAL;
-	/* Before creating: a list nobody hears about would be leaked. */
-	msg = genlmsg_new(NLMSG_GOODSIZE, GFP_KERNEL);
-	if (!msg)
-		return -ENOMEM;
-	psk = prism_nl_get_sock(info);
-	if (!psk) {
-		err = -ENOENT;
-		goto out_free;
-	}
+	psk = prism_nl_fl_begin(info, &msg);
+	if (IS_ERR(psk))
+		return PTR_ERR(psk);
 
 	/* Serialised with the owner's memory ioctls, as they are among them. */
 	lock_sock(&psk->sk);
@@ -175,17 +190,17 @@ int prism_nl_fl_create_doit(struct sk_buff *skb, struct genl_info *info)
 	case -ENOENT:
 		NL_SET_ERR_MSG_ATTR(info->extack, info->attrs[PRISM_ATTR_RKEY],
 				    "no region with this rkey on the endpoint");
-		goto out_put;
+		goto out;
 	case -EINVAL:
 		NL_SET_ERR_MSG_ATTR(info->extack,
 				    info->attrs[PRISM_ATTR_FL_BUF_SIZE],
 				    "buffer size larger than the region");
-		goto out_put;
+		goto out;
 	case -ENOSPC:
 		GENL_SET_ERR_MSG(info, "no free list id left on the endpoint");
-		goto out_put;
+		goto out;
 	default:
-		goto out_put;
+		goto out;
 	}
 
 	rcu_read_lock();
@@ -200,16 +215,8 @@ int prism_nl_fl_create_doit(struct sk_buff *skb, struct genl_info *info)
 		err = -ENOENT;
 	}
 	rcu_read_unlock();
-	sock_put(&psk->sk);
-	if (err)
-		goto out_free;
-	return genlmsg_reply(msg, info);
-
-out_put:
-	sock_put(&psk->sk);
-out_free:
-	nlmsg_free(msg);
-	return err;
+out:
+	return prism_nl_fl_end(psk, msg, info, err);
 }
 
 /* Geometry of a free list and its region, copied out under RCU. */
@@ -394,24 +401,19 @@ int prism_nl_fl_post_doit(struct sk_buff *skb, struct genl_info *info)
 	}
 	id = nla_get_u32(tb[PRISM_ATTR_FL_ID]);
 
-	msg = genlmsg_new(NLMSG_GOODSIZE, GFP_KERNEL);
-	if (!msg)
-		return -ENOMEM;
-	psk = prism_nl_get_sock(info);
-	if (!psk) {
-		err = -ENOENT;
-		goto out_free;
-	}
+	psk = prism_nl_fl_begin(info, &msg);
+	if (IS_ERR(psk))
+		return PTR_ERR(psk);
 	err = prism_nl_fl_geom(psk, id, &g);
 	if (err) {
 		NL_SET_ERR_MSG_ATTR(info->extack, tb[PRISM_ATTR_FL_ID],
 				    "no free list with this id on the endpoint");
-		goto out_put;
+		goto out;
 	}
 	addrs = prism_nl_post_addrs(info, &g, &count);
 	if (IS_ERR(addrs)) {
 		err = PTR_ERR(addrs);
-		goto out_put;
+		goto out;
 	}
 	/* Checks everything again under the list's locks. */
 	lock_sock(&psk->sk);
@@ -423,41 +425,34 @@ int prism_nl_fl_post_doit(struct sk_buff *skb, struct genl_info *info)
 		break;
 	case -ENOENT:
 		GENL_SET_ERR_MSG(info, "free list destroyed while posting");
-		goto out_put;
+		goto out;
 	case -ENOSPC:
 		GENL_SET_ERR_MSG(info, "not enough room in the free list for that many buffers");
-		goto out_put;
+		goto out;
 	case -EINVAL:
 		GENL_SET_ERR_MSG(info, "buffer not inside the free list's region");
-		goto out_put;
+		goto out;
 	default:
-		goto out_put;
+		goto out;
 	}
 
 	err = -EMSGSIZE;
 	hdr = genlmsg_put_reply(msg, info, &prism_genl_family, 0,
 				PRISM_CMD_FREELIST_POST);
 	if (!hdr)
-		goto out_put;
+		goto out;
 	if (nla_put_u32(msg, PRISM_ATTR_EP, psk->ep) ||
 	    nla_put_u32(msg, PRISM_ATTR_FL_ID, id) ||
 	    nla_put_u32(msg, PRISM_ATTR_FL_POSTED, count))
-		goto out_put;
+		goto out;
 	rcu_read_lock();
 	fl = xa_load(&psk->mem.freelists, id);
 	err = fl ? nla_put_u32(msg, PRISM_ATTR_FL_COUNT, READ_ONCE(fl->count))
 		 : 0;
 	rcu_read_unlock();
-	if (err)
-		goto out_put;
-	genlmsg_end(msg, hdr);
-	sock_put(&psk->sk);
-	return genlmsg_reply(msg, info);
-
-out_put:
-	sock_put(&psk->sk);
-out_free:
-	nlmsg_free(msg);
-	return err;
+	if (!err)
+		genlmsg_end(msg, hdr);
+out:
+	return prism_nl_fl_end(psk, msg, info, err);
 }
 

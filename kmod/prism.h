@@ -93,6 +93,41 @@ struct prism_wres {
 
 #define PRISM_PAD8(x)	ALIGN((x), 8)
 
+/**
+ * prism_op_data_len() - inline data bytes an op must carry
+ * @op: the op, in host order
+ *
+ * The rule of uapi/linux/prism.h: WRITE its len bytes unless
+ * DATA_INDIRECT; CAS compare value, swap value, compare mask and swap mask
+ * of len bytes each, less the values read indirectly; ALLOC and SEND their
+ * len bytes; READ none.  Also used by the host fuzzer (tools/fuzz/) to
+ * build well-formed ops.
+ *
+ * Context: Any context.
+ * Return: the bytes @op's data_len must equal.
+ */
+static inline u64 prism_op_data_len(const struct prism_op *op)
+{
+	u64 n;
+
+	switch (op->opcode) {
+	case PRISM_OP_WRITE:
+		return (op->flags & PRISM_F_DATA_INDIRECT) ? 0 : op->len;
+	case PRISM_OP_CAS:
+		n = 4;
+		if (op->flags & PRISM_F_CMP_INDIRECT)
+			n--;
+		if (op->flags & PRISM_F_SWAP_INDIRECT)
+			n--;
+		return n * op->len;
+	case PRISM_OP_ALLOC:
+	case PRISM_OP_SEND:
+		return op->len;
+	default:
+		return 0;
+	}
+}
+
 /* ---------------------------------------------------------------------------
  * Memory of a server endpoint: regions and free lists.  Lookups run in
  * softirq under RCU; changes run in process context under mem->lock.
@@ -240,6 +275,7 @@ struct prism_decoded_op {
 	u32		out_len;
 };
 
+void prism_wop_encode(const struct prism_op *op, struct prism_wop *w);
 int prism_op_check(const struct prism_op *op, unsigned int idx);
 int prism_wire_parse_op(const u8 *body, u32 body_len, u32 *pos,
 			unsigned int idx, struct prism_decoded_op *pop);

@@ -43,6 +43,44 @@ typedef int (*prism_nl_dump_ep_t)(struct sk_buff *skb,
 int prism_nl_dump(struct sk_buff *skb, struct netlink_callback *cb,
 		  prism_nl_dump_ep_t dump_ep);
 
+/**
+ * prism_nl_msg_end() - end a message being filled, or cancel it
+ * @skb: the message
+ * @hdr: its header, from genlmsg_put()
+ * @full: an attribute did not fit
+ *
+ * Context: Any.
+ * Return: 0 when the message was ended, -EMSGSIZE when it was cancelled.
+ */
+static inline int prism_nl_msg_end(struct sk_buff *skb, void *hdr, bool full)
+{
+	if (full) {
+		genlmsg_cancel(skb, hdr);
+		return -EMSGSIZE;
+	}
+	genlmsg_end(skb, hdr);
+	return 0;
+}
+
+/**
+ * prism_nl_reply() - answer a request, or drop the reply
+ * @msg: the reply
+ * @info: the request
+ * @err: 0 to send @msg, or the errno to return instead (@msg is freed)
+ *
+ * Context: Process context.
+ * Return: genlmsg_reply()'s result, or @err.
+ */
+static inline int prism_nl_reply(struct sk_buff *msg, struct genl_info *info,
+				 int err)
+{
+	if (err) {
+		nlmsg_free(msg);
+		return err;
+	}
+	return genlmsg_reply(msg, info);
+}
+
 bool prism_nl_missing(struct genl_info *info, int type);
 struct prism_sock *prism_nl_get_sock(struct genl_info *info);
 

@@ -52,29 +52,6 @@ static u32 prism_op_out_len(const struct prism_op *op)
 	return prism_op_output(op);
 }
 
-/* Inline data bytes the op must carry. */
-static u64 prism_op_data_len(const struct prism_op *op)
-{
-	u64 n;
-
-	switch (op->opcode) {
-	case PRISM_OP_WRITE:
-		return (op->flags & PRISM_F_DATA_INDIRECT) ? 0 : op->len;
-	case PRISM_OP_CAS:
-		n = 4;
-		if (op->flags & PRISM_F_CMP_INDIRECT)
-			n--;
-		if (op->flags & PRISM_F_SWAP_INDIRECT)
-			n--;
-		return n * op->len;
-	case PRISM_OP_ALLOC:
-	case PRISM_OP_SEND:
-		return op->len;
-	default:
-		return 0;
-	}
-}
-
 /**
  * prism_op_check() - check one op of a chain
  * @op: the op, in host order
@@ -190,7 +167,16 @@ static void prism_wop_decode(const struct prism_wop *w, struct prism_op *op)
 	op->reserved = be32_to_cpu(w->reserved);
 }
 
-static void prism_wop_encode(const struct prism_op *op, struct prism_wop *w)
+/**
+ * prism_wop_encode() - write an op in wire format
+ * @op: the op, in host order
+ * @w: receives it, big-endian
+ *
+ * Nothing is checked: the KUnit fixture also writes malformed ops with it.
+ *
+ * Context: Any context.
+ */
+void prism_wop_encode(const struct prism_op *op, struct prism_wop *w)
 {
 	w->opcode = op->opcode;
 	w->cas_mode = op->cas_mode;
@@ -204,6 +190,7 @@ static void prism_wop_encode(const struct prism_op *op, struct prism_wop *w)
 	w->data_len = cpu_to_be32(op->data_len);
 	w->reserved = cpu_to_be32(op->reserved);
 }
+EXPORT_SYMBOL_IF_KUNIT(prism_wop_encode);
 
 /*
  * Take the op at buf + *pos (host order if !wire) and its inline data;

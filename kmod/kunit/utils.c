@@ -266,17 +266,7 @@ void t_add(struct t_req *q, const struct prism_op *op, const void *data)
 
 	if (WARN_ON(q->len + sizeof(*w) + pad > T_REQ_MAX))
 		return;
-	w->opcode = op->opcode;
-	w->cas_mode = op->cas_mode;
-	w->flags = cpu_to_be16(op->flags);
-	w->len = cpu_to_be32(op->len);
-	w->rkey = cpu_to_be64(op->rkey);
-	w->addr = cpu_to_be64(op->addr);
-	w->redirect = cpu_to_be64(op->redirect);
-	w->arg_addr = cpu_to_be64(op->arg_addr);
-	w->swap_addr = cpu_to_be64(op->swap_addr);
-	w->data_len = cpu_to_be32(op->data_len);
-	w->reserved = cpu_to_be32(op->reserved);
+	prism_wop_encode(op, w);
 	memcpy(q->host + q->len, op, sizeof(*op));
 	q->len += sizeof(*w);
 	memset(q->buf + q->len, 0, pad);

@@ -14,8 +14,9 @@
  * and t_check_mem() compares every byte of every page, so "nothing else
  * was touched" is checked everywhere.
  *
- * Requests are built by hand, big-endian, by t_add() (independently of
- * wire.c), with a host-order copy alongside for prism_chain_encode().
+ * Requests are built op by op by t_add(), big-endian with wire.c's
+ * prism_wop_encode() (which wire_test.c checks against fixed bytes), with
+ * a host-order copy alongside for prism_chain_encode().
  */
 #ifndef _PRISM_KUNIT_UTILS_H
 #define _PRISM_KUNIT_UTILS_H

@@ -433,6 +433,38 @@ static void encode_matches_hand_built_wire_and_parses_back(struct kunit *test)
 			(PRISM_F_REDIRECT | PRISM_F_REDIRECT_SCRATCH) >> 8);
 }
 
+/*
+ * Every field of a wire op at its offset, big-endian: the op whose wire
+ * byte i is i + 1.  t_add() builds the requests of all suites with
+ * prism_wop_encode(); this pins its output to fixed bytes.
+ */
+static void wop_encode_matches_fixed_bytes(struct kunit *test)
+{
+	static const struct prism_op op = {
+		.opcode		= 0x01,
+		.cas_mode	= 0x02,
+		.flags		= 0x0304,
+		.len		= 0x05060708,
+		.rkey		= 0x090a0b0c0d0e0f10ULL,
+		.addr		= 0x1112131415161718ULL,
+		.redirect	= 0x191a1b1c1d1e1f20ULL,
+		.arg_addr	= 0x2122232425262728ULL,
+		.swap_addr	= 0x292a2b2c2d2e2f30ULL,
+		.data_len	= 0x31323334,
+		.reserved	= 0x35363738,
+	};
+	u8 want[sizeof(struct prism_wop)];
+	struct prism_wop w;
+	unsigned int i;
+
+	KUNIT_ASSERT_EQ(test, sizeof(w), 56);
+	for (i = 0; i < sizeof(want); i++)
+		want[i] = i + 1;
+	memset(&w, 0xee, sizeof(w));
+	prism_wop_encode(&op, &w);
+	KUNIT_EXPECT_MEMEQ_COMPAT(test, &w, want, sizeof(want));
+}
+
 static void encode_errors(struct kunit *test)
 {
 	struct t_fix *f = test->priv;
@@ -494,6 +526,7 @@ static struct kunit_case prism_wire_cases[] = {
 	KUNIT_CASE(nops_up_to_max_chain_accepted),
 	KUNIT_CASE(chain_work_is_bounded),
 	KUNIT_CASE(encode_matches_hand_built_wire_and_parses_back),
+	KUNIT_CASE(wop_encode_matches_fixed_bytes),
 	KUNIT_CASE(encode_errors),
 	KUNIT_CASE(encoded_chain_executes),
 	{}

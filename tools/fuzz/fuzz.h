@@ -179,29 +179,6 @@ static inline void fz_wop_get(const uint8_t *w, struct prism_op *op)
 	op->reserved = (uint32_t)fz_get_be(w + 52, 4);
 }
 
-/* Inline data bytes an op must carry (the rule of the uapi header). */
-static inline uint64_t fz_data_len(const struct prism_op *op)
-{
-	uint64_t n;
-
-	switch (op->opcode) {
-	case PRISM_OP_WRITE:
-		return (op->flags & PRISM_F_DATA_INDIRECT) ? 0 : op->len;
-	case PRISM_OP_CAS:
-		n = 4;
-		if (op->flags & PRISM_F_CMP_INDIRECT)
-			n--;
-		if (op->flags & PRISM_F_SWAP_INDIRECT)
-			n--;
-		return n * op->len;
-	case PRISM_OP_ALLOC:
-	case PRISM_OP_SEND:
-		return op->len;
-	default:
-		return 0;
-	}
-}
-
 /* Bytes of input into the model; data points into buf.  Never fails. */
 static inline void fz_parse(const uint8_t *buf, size_t size,
 			    struct fz_model *m)

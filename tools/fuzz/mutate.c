@@ -160,7 +160,7 @@ static void fz_fixup(struct fz_op *o, unsigned int idx)
 		op->swap_addr = 0;
 	if (op->opcode == PRISM_OP_SEND)
 		op->addr = 0;
-	dl = fz_data_len(op);
+	dl = prism_op_data_len(op);
 	if (dl > 8192)
 		return;
 	op->data_len = (u32)dl;

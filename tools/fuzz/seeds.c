@@ -11,7 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../../uapi/linux/prism.h"
+#include "../../kmod/prism.h"
 #include "fuzz.h"
 
 static const char *seed_dir;
@@ -70,7 +70,7 @@ static struct prism_op *op(unsigned int ri, uint8_t opcode, uint16_t flags,
 	o->op.len = len;
 	o->op.addr = addr;
 	o->op.rkey = fz_regions[ri].rkey;
-	dl = fz_data_len(&o->op);
+	dl = prism_op_data_len(&o->op);
 	o->op.data_len = (uint32_t)dl;
 	for (i = 0; i < dl; i++)
 		d[i] = (opcode == PRISM_OP_CAS && i >= dl - 2 * len) ?
