@@ -27,7 +27,6 @@ tmp=$(mktemp -d /tmp/txtest.XXXXXX)
 out=${PRISM_OUT:+$PRISM_OUT/tx-test}
 out=${out:-$tmp/logs}
 mkdir -p "$out"
-loaded_here=0
 srv_pids=()
 
 # Value of key=value in a file (first match).
@@ -46,15 +45,12 @@ stop_servers() {
 cleanup() {
 	stop_servers
 	hosts_down $P $NHOSTS
-	[ "$loaded_here" = 1 ] && rmmod prism 2>/dev/null
+	prism_unload
 	rm -rf "$tmp"
 }
 trap cleanup EXIT
 
-if [ ! -d /sys/module/prism ]; then
-	insmod "${PRISM_KO:?PRISM_KO must name prism.ko}" || exit 1
-	loaded_here=1
-fi
+prism_load "${PRISM_KO:?PRISM_KO must name prism.ko}" || exit 1
 modprobe -q sch_netem 2>/dev/null
 hosts_down $P $NHOSTS
 hosts_up $P $NHOSTS || bail "cannot create hosts"

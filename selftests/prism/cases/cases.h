@@ -47,6 +47,12 @@ void check_fill(struct client *c, __u64 off, int byte, size_t len,
 __u64 mem_u64(struct client *c, __u64 addr);
 /* b[i] = pat(off + i): the RW pattern area as the server holds it. */
 void pattern(unsigned char *b, __u64 off, size_t len);
+/* Server memory at off must hold the len pattern bytes from pat_off. */
+void check_pattern(struct client *c, __u64 off, __u64 pat_off, size_t len,
+		   const char *what);
+/* Op i must be OK with output the len pattern bytes from pat_off. */
+void expect_pattern(const struct prism_msg *m, unsigned int i, __u64 pat_off,
+		    __u32 len, const char *what);
 /* Results are 8-byte aligned and inside the message. */
 void check_layout(const struct prism_msg *m);
 bool in_main_list(struct client *c, __u64 a);

@@ -11,7 +11,6 @@
 int case_redirect(struct client *c)
 {
 	const __u64 dst = T_AREA + 0x1800;
-	unsigned char want[64];
 	struct prism_chain_buf ch;
 	const struct prism_msg *m;
 	struct prism_op *op;
@@ -23,8 +22,7 @@ int case_redirect(struct client *c)
 	prism_op_set_redirect(&ch, op, rw(c, dst));
 	m = cl_exec(c, &ch, true);
 	cl_expect_op(m, 0, PRISM_S_OK, "", 0, "redirected READ has no output");
-	pattern(want, 3000, 16);
-	check_mem(c, dst, want, 16, "redirected READ data");
+	check_pattern(c, dst, 3000, 16, "redirected READ data");
 
 	/* Copy through scratch: READ -> scratch, WRITE from scratch. */
 	cl_chain(c, &ch);
@@ -35,8 +33,7 @@ int case_redirect(struct client *c)
 	m = cl_exec(c, &ch, true);
 	cl_expect_op(m, 0, PRISM_S_OK, "", 0, "READ -> scratch");
 	cl_expect_op(m, 1, PRISM_S_OK, "", 0, "WRITE from scratch");
-	pattern(want, 3100, 64);
-	check_mem(c, dst + 64, want, 64, "copy through scratch");
+	check_pattern(c, dst + 64, 3100, 64, "copy through scratch");
 
 	/* CAS old value redirected. */
 	setup_u64(c, dst + 128, 77);
@@ -112,14 +109,12 @@ int case_scratch(struct client *c)
 		prism_op_set_addr_scratch(&ch, op);
 	}
 	m = cl_exec(c, &ch, true);
-	pattern(want, 600, 16);
-	cl_expect_op(m, 1, PRISM_S_OK, want, 16, "READ via a pointer in scratch");
+	expect_pattern(m, 1, 600, 16, "READ via a pointer in scratch");
 	return st_failed;
 }
 
 int case_conditional(struct client *c)
 {
-	unsigned char want[16];
 	struct prism_chain_buf ch;
 	const struct prism_msg *m;
 	struct prism_op *op;
@@ -140,8 +135,7 @@ int case_conditional(struct client *c)
 	cl_expect_op(m, 0, PRISM_S_AUTH, "", 0, "READ with a wrong rkey");
 	cl_expect_op(m, 1, PRISM_S_SKIPPED, "", 0, "conditional WRITE after a failure");
 	cl_expect_op(m, 2, PRISM_S_SKIPPED, "", 0, "conditional READ after a skipped op");
-	pattern(want, 32, 16);
-	cl_expect_op(m, 3, PRISM_S_OK, want, 16, "unconditional READ runs");
+	expect_pattern(m, 3, 32, 16, "unconditional READ runs");
 	cl_expect_op(m, 4, PRISM_S_CMP_FAILED, NULL, 0, "CAS with a wrong compare");
 	cl_expect_op(m, 5, PRISM_S_SKIPPED, "", 0, "conditional READ after CMP_FAILED");
 	EXPECT_EQ(mem_u64(c, rw(c, T_AREA + 0x1900)), 1, "skipped WRITE wrote nothing");

@@ -80,6 +80,33 @@ void pattern(unsigned char *b, __u64 off, size_t len)
 		b[i] = pat(off + i);
 }
 
+/* The len pattern bytes from off in a buffer to free() (also for len 0). */
+static unsigned char *pattern_dup(__u64 off, size_t len)
+{
+	unsigned char *b = malloc(len + 1);
+
+	pattern(b, off, len);
+	return b;
+}
+
+void check_pattern(struct client *c, __u64 off, __u64 pat_off, size_t len,
+		   const char *what)
+{
+	unsigned char *b = pattern_dup(pat_off, len);
+
+	check_mem(c, off, b, len, what);
+	free(b);
+}
+
+void expect_pattern(const struct prism_msg *m, unsigned int i, __u64 pat_off,
+		    __u32 len, const char *what)
+{
+	unsigned char *b = pattern_dup(pat_off, len);
+
+	cl_expect_op(m, i, PRISM_S_OK, b, len, what);
+	free(b);
+}
+
 /* Results are 8-byte aligned and inside the message. */
 void check_layout(const struct prism_msg *m)
 {

@@ -5,6 +5,7 @@
  */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <stddef.h>
 #include <string.h>
 #include <sys/socket.h>
 
@@ -25,12 +26,84 @@ static size_t raw_read_op(unsigned char *p, __u64 rkey, __u64 addr, __u32 len)
 	return sizeof(op);
 }
 
+/* A field of the chain image: where, how wide, its new value. */
+struct raw_field {
+	size_t	off, size;	/* size 0: no change */
+	__u64	val;
+};
+
+#define HDR(f, v)	{ offsetof(struct raw_chain, h.f),			\
+			  sizeof(((struct prism_chain *)0)->f), (v) }
+#define OP(f, v)	{ offsetof(struct raw_chain, body) +		\
+			  offsetof(struct prism_op, f),			\
+			  sizeof(((struct prism_op *)0)->f), (v) }
+/* The header and one op. */
+#define BASE		(sizeof(struct prism_chain) + sizeof(struct prism_op))
+
+/*
+ * The valid one-READ chain with up to two fields changed, len bytes of it
+ * given to sendmsg(): refused with err.
+ */
+static const struct bad_chain {
+	size_t			len;
+	struct raw_field	set[2];
+	int			err;
+	const char		*what;
+} bad_chains[] = {
+	{ sizeof(struct prism_chain) - 1, { { 0 } }, EINVAL,
+	  "shorter than struct prism_chain" },
+	{ sizeof(struct prism_chain), { { 0 } }, EINVAL, "header only" },
+	{ BASE, { HDR(nops, 0) }, EINVAL, "nops 0" },
+	{ BASE, { HDR(nops, 2) }, EINVAL, "nops larger than the ops present" },
+	{ BASE, { HDR(flags, 1) }, EINVAL, "chain flags != 0" },
+	{ BASE, { HDR(reserved, 1) }, EINVAL, "chain reserved != 0" },
+	/* PRISM_TIMEOUT_MS allows 1..60000 */
+	{ BASE, { HDR(timeout_ms, 60001) }, EINVAL,
+	  "chain timeout beyond the maximum" },
+	{ BASE + 8, { { 0 } }, EINVAL, "bytes after the last op" },
+	{ BASE, { OP(opcode, 0) }, EINVAL, "opcode 0" },
+	{ BASE, { OP(opcode, PRISM_OP_MAX + 1) }, EINVAL, "opcode past the last" },
+	{ BASE, { OP(flags, 1u << 10) }, EINVAL, "unknown op flag" },
+	{ BASE, { OP(flags, PRISM_F_BOUNDED) }, EINVAL,
+	  "BOUNDED without INDIRECT" },
+	{ BASE, { OP(flags, PRISM_F_DATA_INDIRECT) }, EINVAL,
+	  "DATA_INDIRECT on READ" },
+	{ BASE, { OP(flags, PRISM_F_CONDITIONAL) }, EINVAL,
+	  "CONDITIONAL on the first op" },
+	{ BASE, { OP(flags, PRISM_F_ARG_SCRATCH) }, EINVAL,
+	  "ARG_SCRATCH without an indirect argument" },
+	{ BASE, { OP(flags, PRISM_F_ADDR_SCRATCH),
+		  OP(addr, PRISM_SCRATCH_SIZE - 4) }, EINVAL,
+	  "scratch address out of range" },
+	{ BASE, { OP(reserved, 1) }, EINVAL, "op reserved != 0" },
+	{ BASE, { OP(cas_mode, 1) }, EINVAL, "cas_mode on READ" },
+	{ BASE, { OP(arg_addr, 8) }, EINVAL, "arg_addr set on a plain READ" },
+	{ BASE, { OP(len, 0) }, EINVAL, "READ of 0 bytes" },
+	{ BASE + 8, { OP(data_len, 8) }, EINVAL, "READ with inline data" },
+	/* Size limits: one frame each way (1500-byte MTU). */
+	{ BASE, { OP(len, 1473) }, EMSGSIZE, "READ whose reply exceeds a frame" },
+};
+
+/* Store f->val in the f->size bytes at f->off of img (host order). */
+static void raw_set(void *img, const struct raw_field *f)
+{
+	union { __u8 u8; __u16 u16; __u32 u32; __u64 u64; } v;
+
+	switch (f->size) {
+	case 1: v.u8 = (__u8)f->val; break;
+	case 2: v.u16 = (__u16)f->val; break;
+	case 4: v.u32 = (__u32)f->val; break;
+	default: v.u64 = f->val; break;
+	}
+	memcpy((unsigned char *)img + f->off, &v, f->size);
+}
+
 int case_errno_chain(struct client *c)
 {
 	struct raw_chain rc;
 	struct prism_op *op = (struct prism_op *)(void *)rc.body;
 	struct prism_stats st0, st1;
-	size_t base = sizeof(rc.h) + sizeof(*op);
+	size_t base = BASE;
 	unsigned int i;
 	int fd = c->fd;
 
@@ -51,64 +124,20 @@ int case_errno_chain(struct client *c)
 
 		EXPECT(n > 0 && cl_msg(c)->status == PRISM_S_OK, "valid raw chain completes");
 	}
-	RESET();
-	SEND_EXPECT(sizeof(rc.h) - 1, EINVAL, "shorter than struct prism_chain");
-	SEND_EXPECT(sizeof(rc.h), EINVAL, "header only");
-	rc.h.nops = 0;
-	SEND_EXPECT(base, EINVAL, "nops 0");
-	RESET();
-	rc.h.nops = 2;
-	SEND_EXPECT(base, EINVAL, "nops larger than the ops present");
+	for (i = 0; i < sizeof(bad_chains) / sizeof(bad_chains[0]); i++) {
+		const struct bad_chain *bc = &bad_chains[i];
+		unsigned int k;
+
+		RESET();
+		for (k = 0; k < 2 && bc->set[k].size; k++)
+			raw_set(&rc, &bc->set[k]);
+		SEND_EXPECT(bc->len, bc->err, bc->what);
+	}
 	RESET();
 	for (i = 0; i < 17; i++)
 		raw_read_op(rc.body + i * sizeof(*op), c->s.rw_rkey, rw(c, 0), 8);
 	rc.h.nops = 17;
 	SEND_EXPECT(sizeof(rc.h) + 17 * sizeof(*op), EINVAL, "17 ops");
-	RESET();
-	rc.h.flags = 1;
-	SEND_EXPECT(base, EINVAL, "chain flags != 0");
-	RESET();
-	rc.h.reserved = 1;
-	SEND_EXPECT(base, EINVAL, "chain reserved != 0");
-	RESET();
-	rc.h.timeout_ms = 60001;	/* PRISM_TIMEOUT_MS allows 1..60000 */
-	SEND_EXPECT(base, EINVAL, "chain timeout beyond the maximum");
-	RESET();
-	SEND_EXPECT(base + 8, EINVAL, "bytes after the last op");
-	RESET();
-	op->opcode = 0;
-	SEND_EXPECT(base, EINVAL, "opcode 0");
-	op->opcode = PRISM_OP_MAX + 1;
-	SEND_EXPECT(base, EINVAL, "opcode past the last");
-	RESET();
-	op->flags = 1u << 10;
-	SEND_EXPECT(base, EINVAL, "unknown op flag");
-	op->flags = PRISM_F_BOUNDED;
-	SEND_EXPECT(base, EINVAL, "BOUNDED without INDIRECT");
-	op->flags = PRISM_F_DATA_INDIRECT;
-	SEND_EXPECT(base, EINVAL, "DATA_INDIRECT on READ");
-	op->flags = PRISM_F_CONDITIONAL;
-	SEND_EXPECT(base, EINVAL, "CONDITIONAL on the first op");
-	op->flags = PRISM_F_ARG_SCRATCH;
-	SEND_EXPECT(base, EINVAL, "ARG_SCRATCH without an indirect argument");
-	op->flags = PRISM_F_ADDR_SCRATCH;
-	op->addr = PRISM_SCRATCH_SIZE - 4;
-	SEND_EXPECT(base, EINVAL, "scratch address out of range");
-	RESET();
-	op->reserved = 1;
-	SEND_EXPECT(base, EINVAL, "op reserved != 0");
-	RESET();
-	op->cas_mode = 1;
-	SEND_EXPECT(base, EINVAL, "cas_mode on READ");
-	RESET();
-	op->arg_addr = 8;
-	SEND_EXPECT(base, EINVAL, "arg_addr set on a plain READ");
-	RESET();
-	op->len = 0;
-	SEND_EXPECT(base, EINVAL, "READ of 0 bytes");
-	RESET();
-	op->data_len = 8;
-	SEND_EXPECT(base + 8, EINVAL, "READ with inline data");
 	/* WRITE: data_len must equal len, padding must be zero. */
 	RESET();
 	op->opcode = PRISM_OP_WRITE;
@@ -139,10 +168,7 @@ int case_errno_chain(struct client *c)
 	SEND_EXPECT(base + 32, 0, "valid raw CAS_LE (zero masks)");
 	prism_wait(fd, c->out, sizeof(c->out));
 
-	/* Size limits: one frame each way (1500-byte MTU). */
-	RESET();
-	op->len = 1473;
-	SEND_EXPECT(base, EMSGSIZE, "READ whose reply exceeds a frame");
+	/* Size limit of a request: one frame (1500-byte MTU). */
 	{
 		static _Alignas(8) unsigned char big[2048], data[1480];
 		struct prism_chain_buf ch;

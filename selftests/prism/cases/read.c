@@ -13,7 +13,6 @@ int case_read_direct(struct client *c)
 		{ 0, 1 }, { 1000, 512 }, { 3, 13 }, { PAT_END - 100, 100 },
 		{ 4093, 64 },
 	};
-	unsigned char want[1472];
 	struct prism_chain_buf ch;
 	const struct prism_msg *m;
 	unsigned int i;
@@ -23,10 +22,8 @@ int case_read_direct(struct client *c)
 		prism_prep_read(&ch, c->s.rw_rkey, rw(c, rd[i].off), rd[i].len);
 	m = cl_exec(c, &ch, true);
 	check_layout(m);
-	for (i = 0; m && i < 5; i++) {
-		pattern(want, rd[i].off, rd[i].len);
-		cl_expect_op(m, i, PRISM_S_OK, want, rd[i].len, "READ");
-	}
+	for (i = 0; m && i < 5; i++)
+		expect_pattern(m, i, rd[i].off, rd[i].len, "READ");
 	if (m)
 		EXPECT_EQ(m->user_data, c->next_ud, "completion user_data");
 
@@ -59,8 +56,7 @@ int case_read_direct(struct client *c)
 		cl_chain(c, &ch);
 		prism_prep_read(&ch, c->s.rw_rkey, rw(c, 20000), lo);
 		m = cl_exec(c, &ch, true);
-		pattern(want, 20000, lo);
-		cl_expect_op(m, 0, PRISM_S_OK, want, lo, "the largest READ");
+		expect_pattern(m, 0, 20000, lo, "the largest READ");
 		cl_chain(c, &ch);
 		prism_prep_read(&ch, c->s.rw_rkey, rw(c, 20000), lo + 1);
 		EXPECT_ERR(prism_submit(c->fd, &c->dst, &ch), EMSGSIZE, "one byte more");
@@ -76,7 +72,7 @@ int case_read_direct(struct client *c)
 
 int case_read_indirect(struct client *c)
 {
-	unsigned char want[512];
+	unsigned char want[8];
 	struct prism_chain_buf ch;
 	const struct prism_msg *m;
 
@@ -88,10 +84,8 @@ int case_read_indirect(struct client *c)
 	/* the pointer itself, read directly */
 	prism_prep_read(&ch, c->s.rw_rkey, rw(c, T_AREA), 8);
 	m = cl_exec(c, &ch, true);
-	pattern(want, 5000, 300);
-	cl_expect_op(m, 0, PRISM_S_OK, want, 300, "READ via pointer");
-	pattern(want, 7, 33);
-	cl_expect_op(m, 1, PRISM_S_OK, want, 33, "READ via unaligned pointer");
+	expect_pattern(m, 0, 5000, 300, "READ via pointer");
+	expect_pattern(m, 1, 7, 33, "READ via unaligned pointer");
 	prism_put_le64(want, rw(c, 5000));
 	cl_expect_op(m, 2, PRISM_S_OK, want, 8, "pointer value");
 	return st_failed;
@@ -99,7 +93,6 @@ int case_read_indirect(struct client *c)
 
 int case_read_bounded(struct client *c)
 {
-	unsigned char want[512];
 	struct prism_chain_buf ch;
 	const struct prism_msg *m;
 
@@ -116,11 +109,9 @@ int case_read_bounded(struct client *c)
 	prism_prep_read_bounded(&ch, c->s.rw_rkey, rw(c, T_AREA + 48), 400);
 	m = cl_exec(c, &ch, true);
 	check_layout(m);
-	pattern(want, 7000, 100);
-	cl_expect_op(m, 0, PRISM_S_OK, want, 100, "bounded READ, bound 100");
-	pattern(want, 8000, 400);
-	cl_expect_op(m, 1, PRISM_S_OK, want, 400, "bounded READ, bound 100000");
-	cl_expect_op(m, 2, PRISM_S_OK, want, 0, "bounded READ, bound 0");
+	expect_pattern(m, 0, 7000, 100, "bounded READ, bound 100");
+	expect_pattern(m, 1, 8000, 400, "bounded READ, bound 100000");
+	expect_pattern(m, 2, 9000, 0, "bounded READ, bound 0");
 	/* Three 512-byte bounded READs could need 1560 bytes: refused. */
 	cl_chain(c, &ch);
 	prism_prep_read_bounded(&ch, c->s.rw_rkey, rw(c, T_AREA + 16), 512);

@@ -11,6 +11,7 @@
  *                    endpoint, and a valid one to an unbound endpoint
  */
 #define _GNU_SOURCE
+#include <stdbool.h>
 #include <sys/random.h>
 
 #include "hz.h"
@@ -68,58 +69,55 @@ static int do_budget(unsigned int nops, uint32_t dst)
 	return 0;
 }
 
+/*
+ * One op to endpoint ep, sent up to 3 times while unanswered: prints
+ * "key=STATUS" of the answer, with "/OP0STATUS" when show_op0.
+ */
+static void ask_op(const char *key, bool show_op0, uint32_t ep,
+		   uint8_t opcode, uint32_t len, uint64_t rkey, uint64_t addr)
+{
+	struct frame f;
+	int st, op0;
+
+	req(&f, 1, ep);
+	frame_add_op(&f, opcode, 0, len, rkey, addr, NULL, 0);
+	st = ask(&f, 3, &op0);
+	printf("%s=%s", key, name(st));
+	if (show_op0)
+		printf("/%s", op0 < 0 ? "-" : name(op0));
+	printf("\n");
+}
+
 static int do_zero(void)
 {
-	uint8_t cas[4 * 8] = { 0 };
-	struct frame f;
-
-	req(&f, 1, t.ep);
-	frame_add_op(&f, PRISM_OP_READ, 0, 0, t.rkey, t.addr + HZ_KNOWN_OFF,
-		     NULL, 0);
-	printf("read0=%s\n", name(ask(&f, 3, NULL)));
-	req(&f, 1, t.ep);
-	frame_add_op(&f, PRISM_OP_WRITE, 0, 0, t.rkey, t.addr + HZ_DST3_OFF,
-		     NULL, 0);
-	printf("write0=%s\n", name(ask(&f, 3, NULL)));
-	req(&f, 1, t.ep);
-	frame_add_op(&f, PRISM_OP_CAS, 0, 0, t.rkey, t.addr + HZ_DST3_OFF,
-		     cas, 0);
-	printf("cas0=%s\n", name(ask(&f, 3, NULL)));
+	ask_op("read0", false, t.ep, PRISM_OP_READ, 0, t.rkey,
+	       t.addr + HZ_KNOWN_OFF);
+	ask_op("write0", false, t.ep, PRISM_OP_WRITE, 0, t.rkey,
+	       t.addr + HZ_DST3_OFF);
+	ask_op("cas0", false, t.ep, PRISM_OP_CAS, 0, t.rkey,
+	       t.addr + HZ_DST3_OFF);
 	/* The end of the region itself, length 0. */
-	req(&f, 1, t.ep);
-	frame_add_op(&f, PRISM_OP_READ, 0, 0, t.rkey, t.addr + t.len,
-		     NULL, 0);
-	printf("read0_end=%s\n", name(ask(&f, 3, NULL)));
+	ask_op("read0_end", false, t.ep, PRISM_OP_READ, 0, t.rkey,
+	       t.addr + t.len);
 	return 0;
 }
 
 static int do_noauth(void)
 {
 	uint64_t key;
-	struct frame f;
-	int op0;
 
-	req(&f, 1, t.ep);
-	frame_add_op(&f, PRISM_OP_READ, 0, 8, 0, t.addr + HZ_KNOWN_OFF,
-		     NULL, 0);
-	printf("rkey0=%s\n", name(ask(&f, 3, NULL)));
+	ask_op("rkey0", false, t.ep, PRISM_OP_READ, 8, 0,
+	       t.addr + HZ_KNOWN_OFF);
 	do {
 		getrandom(&key, sizeof(key), 0);
 	} while (key == t.rkey || key == t.rkey2);
-	req(&f, 1, t.ep);
-	frame_add_op(&f, PRISM_OP_READ, 0, 8, key, t.addr + HZ_KNOWN_OFF,
-		     NULL, 0);
-	printf("wrong_rkey=%s\n", name(ask(&f, 3, NULL)));
-	req(&f, 1, t.ep + 777);
-	frame_add_op(&f, PRISM_OP_READ, 0, 8, t.rkey, t.addr + HZ_KNOWN_OFF,
-		     NULL, 0);
-	printf("unbound=%s\n", name(ask(&f, 3, NULL)));
+	ask_op("wrong_rkey", false, t.ep, PRISM_OP_READ, 8, key,
+	       t.addr + HZ_KNOWN_OFF);
+	ask_op("unbound", false, t.ep + 777, PRISM_OP_READ, 8, t.rkey,
+	       t.addr + HZ_KNOWN_OFF);
 	/* Control: the valid rkey on the real endpoint is served. */
-	req(&f, 1, t.ep);
-	frame_add_op(&f, PRISM_OP_READ, 0, 8, t.rkey, t.addr + HZ_KNOWN_OFF,
-		     NULL, 0);
-	printf("valid=%s", name(ask(&f, 3, &op0)));
-	printf("/%s\n", op0 < 0 ? "-" : name(op0));
+	ask_op("valid", true, t.ep, PRISM_OP_READ, 8, t.rkey,
+	       t.addr + HZ_KNOWN_OFF);
 	return 0;
 }
 

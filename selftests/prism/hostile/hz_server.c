@@ -7,21 +7,19 @@
  * Usage: hz_server IFNAME EP [open_send]
  */
 #define _GNU_SOURCE
-#include <sys/mman.h>
 #include <sys/socket.h>
 
 #include "hz.h"
+#include "../target.h"
 
 int main(int argc, char **argv)
 {
 	__u64 rkey, rkey2;
 	uint64_t *slot;
-	struct sockaddr_prism me;
 	uint8_t *mem, *mem2;
 	long page = sysconf(_SC_PAGESIZE);
 	int fd, err, one = 1, open_send = 0;
 	uint32_t i;
-	char mac[18];
 
 	if (argc < 3) {
 		fprintf(stderr, "usage: %s IFNAME EP [open_send]\n", argv[0]);
@@ -37,16 +35,10 @@ int main(int argc, char **argv)
 				       sizeof(one)) ? -errno : 1;
 	}
 
-	mem = mmap(NULL, HZ_REGION_LEN, PROT_READ | PROT_WRITE,
-		   MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-	mem2 = mmap(NULL, HZ_R2_PAGES * page, PROT_READ | PROT_WRITE,
-		    MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-	if (mem == MAP_FAILED || mem2 == MAP_FAILED) {
-		perror("mmap");
+	mem = target_mem(HZ_REGION_LEN);
+	mem2 = target_mem(HZ_R2_PAGES * page);
+	if (!mem || !mem2)
 		return 1;
-	}
-	memset(mem, 0, HZ_REGION_LEN);
-	memset(mem2, 0, HZ_R2_PAGES * page);
 	for (i = 0; i < HZ_KNOWN_LEN; i++)
 		mem[HZ_KNOWN_OFF + i] = hz_byte(HZ_KNOWN_OFF + i);
 	for (i = 0; i < HZ_COPY_LEN; i++)
@@ -64,19 +56,16 @@ int main(int argc, char **argv)
 				   HZ_R2_PAGES * page - HZ_R2_SKIP,
 				   PRISM_ACCESS_ALL, &rkey2);
 	if (!err)
-		err = prism_local_addr(fd, &me);
+		err = target_addr_line(fd, rkey, mem,
+				       " len=%u rkey2=0x%llx addr2=0x%llx len2=%lu pid=%d open_send=%s",
+				       HZ_REGION_LEN, (unsigned long long)rkey2,
+				       (unsigned long long)(uintptr_t)(mem2 + HZ_R2_SKIP),
+				       HZ_R2_PAGES * page - HZ_R2_SKIP, (int)getpid(),
+				       open_send == 1 ? "1" : open_send ? hz_err(open_send) : "0");
 	if (err) {
 		fprintf(stderr, "setup: %s\n", strerror(-err));
 		return 1;
 	}
-	printf("mac=%s ep=%u rkey=0x%llx addr=0x%llx len=%u rkey2=0x%llx addr2=0x%llx len2=%lu pid=%d open_send=%s\n",
-	       prism_format_mac(me.sprism_mac, mac), me.sprism_ep,
-	       (unsigned long long)rkey, (unsigned long long)(uintptr_t)mem,
-	       HZ_REGION_LEN, (unsigned long long)rkey2,
-	       (unsigned long long)(uintptr_t)(mem2 + HZ_R2_SKIP),
-	       HZ_R2_PAGES * page - HZ_R2_SKIP, (int)getpid(),
-	       open_send == 1 ? "1" : open_send ? hz_err(open_send) : "0");
-	fflush(stdout);
 	for (;;)
 		pause();
 }

@@ -14,6 +14,8 @@
  * layout and the raw socket helpers are in ../frames.h.
  */
 #define _GNU_SOURCE
+#include <stdbool.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 
@@ -105,116 +107,133 @@ static void expect(struct frame *f, int want, int want_op, const char *what)
 	result(st == want && (want_op < 0 || op == want_op), what);
 }
 
+/* A header field set to val, or val added to it (host order; big-endian). */
+struct hdr_change {
+	size_t		off, size;	/* in struct whdr; size 0: none */
+	bool		add;
+	uint64_t	val;
+};
+
+#define HSET(f, v)	{ offsetof(struct whdr, f),				\
+			  sizeof(((struct whdr *)0)->f), false, (v) }
+#define HADD(f, v)	{ offsetof(struct whdr, f),				\
+			  sizeof(((struct whdr *)0)->f), true, (v) }
+
+static void hdr_apply(struct frame *f, const struct hdr_change *c)
+{
+	uint8_t *p = (uint8_t *)hdr_of(f) + c->off;
+	uint64_t v = 0;
+	size_t i;
+
+	for (i = 0; i < c->size; i++)
+		v = v << 8 | p[i];
+	v = c->add ? v + c->val : c->val;
+	for (i = c->size; i-- > 0; v >>= 8)
+		p[i] = (uint8_t)v;
+}
+
+/*
+ * The crafted requests of run_cases(), in order.  A request announces nops
+ * ops and carries op 0 as given (rkey ^ key_xor; address base + addr, or
+ * abs_addr when set; data_len zero bytes of data), then with valid_next a
+ * well-formed READ; then damage: hdr changed, extra zero bytes appended to
+ * the body (body_len follows), the frame cut to cut bytes.  The answer
+ * must be chain status want (-1: none) and, if want_op >= 0, op status
+ * want_op.
+ */
+static const struct fz_case {
+	uint8_t			nops, opcode;
+	uint16_t		flags;
+	uint32_t		len, data_len;
+	uint64_t		key_xor, abs_addr;
+	int64_t			addr;
+	bool			valid_next;
+	struct hdr_change	hdr;
+	size_t			extra, cut;
+	int			want, want_op;
+	const char		*what;
+} fz_cases[] = {
+#define READ8(n)	.nops = (n), .opcode = PRISM_OP_READ, .len = 8
+#define DROPPED		.want = -1, .want_op = -1
+	{ READ8(1), .want = PRISM_S_OK, .want_op = PRISM_S_OK,
+	  .what = "a well-formed READ is served" },
+	{ READ8(1), .cut = sizeof(struct ether_header) + 10, DROPPED,
+	  .what = "truncated header: dropped" },
+	{ READ8(1), .hdr = HSET(body_len, 1400), DROPPED,
+	  .what = "body_len beyond the frame: dropped" },
+	{ READ8(0), DROPPED, .what = "nops 0: dropped" },
+	{ READ8(17), DROPPED, .what = "nops 17 (over PRISM_MAX_CHAIN): dropped" },
+	{ READ8(1), .hdr = HSET(version, 2), DROPPED,
+	  .what = "unknown wire version: dropped" },
+	{ READ8(1), .hdr = HSET(type, 9), DROPPED,
+	  .what = "unknown frame type: dropped" },
+	{ READ8(1), .hdr = HSET(req_id, 0), DROPPED,
+	  .what = "request id 0: dropped" },
+	/* frame_init() sets the ack floor to the request id */
+	{ READ8(1), .hdr = HADD(ack_floor, 1), DROPPED,
+	  .what = "ack floor above the request id: dropped" },
+	{ READ8(1), .hdr = HADD(dst_ep, 12345), .want = PRISM_S_NO_ENDPOINT,
+	  .want_op = -1, .what = "unknown endpoint: NO_ENDPOINT" },
+#define INVALID		.want = PRISM_S_INVALID, .want_op = -1
+	{ .nops = 1, .opcode = 99, .len = 8, INVALID,
+	  .what = "bogus opcode: INVALID, nothing runs" },
+	{ .nops = 1, .opcode = PRISM_OP_WRITE, .len = 8, .data_len = 4, INVALID,
+	  .what = "WRITE data_len != len: INVALID" },
+	{ .nops = 1, .opcode = PRISM_OP_CAS, .len = 33, .data_len = 64, INVALID,
+	  .what = "CAS of 33 bytes: INVALID" },
+	{ READ8(1), .flags = 0xffff, INVALID, .what = "unknown flags: INVALID" },
+	{ READ8(2), .extra = 16, INVALID, .what = "second op truncated: INVALID" },
+	{ READ8(1), .extra = 8, INVALID,
+	  .what = "trailing bytes after the ops: INVALID" },
+	/* Its only rkey is wrong: refused like a chain to nobody. */
+	{ READ8(1), .key_xor = 1, .want = PRISM_S_NO_ENDPOINT, .want_op = -1,
+	  .what = "wrong rkey, no valid one: chain NO_ENDPOINT" },
+	/* With a valid rkey in the chain, the wrong one fails alone. */
+	{ READ8(2), .key_xor = 1, .valid_next = true, .want = PRISM_S_OK,
+	  .want_op = PRISM_S_AUTH,
+	  .what = "wrong rkey next to a valid one: op fails with AUTH" },
+	{ READ8(1), .addr = -8, .want = PRISM_S_OK, .want_op = PRISM_S_ACCESS,
+	  .what = "address before the region: ACCESS" },
+	{ .nops = 1, .opcode = PRISM_OP_READ, .len = 16,
+	  .abs_addr = UINT64_MAX - 8, .want = PRISM_S_OK,
+	  .want_op = PRISM_S_ACCESS, .what = "address+len wrapping 2^64: ACCESS" },
+	/* The counter at base is 0: as a pointer it is outside the region. */
+	{ READ8(1), .flags = PRISM_F_INDIRECT, .want = PRISM_S_OK,
+	  .want_op = PRISM_S_ACCESS,
+	  .what = "pointer read from memory points outside: ACCESS" },
+	{ .nops = 1, .opcode = PRISM_OP_READ, .len = 4000,
+	  .want = PRISM_S_TOO_BIG, .want_op = -1,
+	  .what = "reply larger than a frame: TOO_BIG" },
+#undef READ8
+#undef DROPPED
+#undef INVALID
+};
+
 static void run_cases(void)
 {
+	static const uint8_t zeros[64];
+	const struct fz_case *c;
 	uint64_t zero = 0;
 	struct frame f;
-	uint8_t data[64] = { 0 };
+	size_t i;
 
-	printf("TAP version 13\n1..23\n");
-
-	frame_init(&f, 1);
-	add_op(&f, PRISM_OP_READ, 0, 8, rkey, base, NULL, 0);
-	expect(&f, PRISM_S_OK, PRISM_S_OK, "a well-formed READ is served");
-
-	frame_init(&f, 1);
-	f.len = sizeof(struct ether_header) + 10;
-	expect(&f, -1, -1, "truncated header: dropped");
-
-	frame_init(&f, 1);
-	add_op(&f, PRISM_OP_READ, 0, 8, rkey, base, NULL, 0);
-	hdr_of(&f)->body_len = htons(1400);
-	expect(&f, -1, -1, "body_len beyond the frame: dropped");
-
-	frame_init(&f, 0);
-	add_op(&f, PRISM_OP_READ, 0, 8, rkey, base, NULL, 0);
-	hdr_of(&f)->nops = 0;
-	expect(&f, -1, -1, "nops 0: dropped");
-
-	frame_init(&f, 17);
-	add_op(&f, PRISM_OP_READ, 0, 8, rkey, base, NULL, 0);
-	expect(&f, -1, -1, "nops 17 (over PRISM_MAX_CHAIN): dropped");
-
-	frame_init(&f, 1);
-	add_op(&f, PRISM_OP_READ, 0, 8, rkey, base, NULL, 0);
-	hdr_of(&f)->version = 2;
-	expect(&f, -1, -1, "unknown wire version: dropped");
-
-	frame_init(&f, 1);
-	add_op(&f, PRISM_OP_READ, 0, 8, rkey, base, NULL, 0);
-	hdr_of(&f)->type = 9;
-	expect(&f, -1, -1, "unknown frame type: dropped");
-
-	frame_init(&f, 1);
-	add_op(&f, PRISM_OP_READ, 0, 8, rkey, base, NULL, 0);
-	hdr_of(&f)->req_id = 0;
-	expect(&f, -1, -1, "request id 0: dropped");
-
-	frame_init(&f, 1);
-	add_op(&f, PRISM_OP_READ, 0, 8, rkey, base, NULL, 0);
-	hdr_of(&f)->ack_floor = htobe64(be64toh(hdr_of(&f)->req_id) + 1);
-	expect(&f, -1, -1, "ack floor above the request id: dropped");
-
-	frame_init(&f, 1);
-	add_op(&f, PRISM_OP_READ, 0, 8, rkey, base, NULL, 0);
-	hdr_of(&f)->dst_ep = htonl(dst_ep + 12345);
-	expect(&f, PRISM_S_NO_ENDPOINT, -1, "unknown endpoint: NO_ENDPOINT");
-
-	frame_init(&f, 1);
-	add_op(&f, 99, 0, 8, rkey, base, NULL, 0);
-	expect(&f, PRISM_S_INVALID, -1, "bogus opcode: INVALID, nothing runs");
-
-	frame_init(&f, 1);
-	add_op(&f, PRISM_OP_WRITE, 0, 8, rkey, base, data, 4);
-	expect(&f, PRISM_S_INVALID, -1, "WRITE data_len != len: INVALID");
-
-	frame_init(&f, 1);
-	add_op(&f, PRISM_OP_CAS, 0, 33, rkey, base, data, sizeof(data));
-	expect(&f, PRISM_S_INVALID, -1, "CAS of 33 bytes: INVALID");
-
-	frame_init(&f, 1);
-	add_op(&f, PRISM_OP_READ, 0xffff, 8, rkey, base, NULL, 0);
-	expect(&f, PRISM_S_INVALID, -1, "unknown flags: INVALID");
-
-	frame_init(&f, 2);
-	add_op(&f, PRISM_OP_READ, 0, 8, rkey, base, NULL, 0);
-	hdr_of(&f)->body_len = htons(ntohs(hdr_of(&f)->body_len) + 16);
-	f.len += 16;
-	expect(&f, PRISM_S_INVALID, -1, "second op truncated: INVALID");
-
-	frame_init(&f, 1);
-	add_op(&f, PRISM_OP_READ, 0, 8, rkey, base, NULL, 0);
-	hdr_of(&f)->body_len = htons(ntohs(hdr_of(&f)->body_len) + 8);
-	f.len += 8;
-	expect(&f, PRISM_S_INVALID, -1, "trailing bytes after the ops: INVALID");
-
-	/* Its only rkey is wrong: refused like a chain to nobody. */
-	frame_init(&f, 1);
-	add_op(&f, PRISM_OP_READ, 0, 8, rkey ^ 1, base, NULL, 0);
-	expect(&f, PRISM_S_NO_ENDPOINT, -1,
-	       "wrong rkey, no valid one: chain NO_ENDPOINT");
-	/* With a valid rkey in the chain, the wrong one fails alone. */
-	frame_init(&f, 2);
-	add_op(&f, PRISM_OP_READ, 0, 8, rkey ^ 1, base, NULL, 0);
-	add_op(&f, PRISM_OP_READ, 0, 8, rkey, base, NULL, 0);
-	expect(&f, PRISM_S_OK, PRISM_S_AUTH, "wrong rkey next to a valid one: op fails with AUTH");
-
-	frame_init(&f, 1);
-	add_op(&f, PRISM_OP_READ, 0, 8, rkey, base - 8, NULL, 0);
-	expect(&f, PRISM_S_OK, PRISM_S_ACCESS, "address before the region: ACCESS");
-
-	frame_init(&f, 1);
-	add_op(&f, PRISM_OP_READ, 0, 16, rkey, UINT64_MAX - 8, NULL, 0);
-	expect(&f, PRISM_S_OK, PRISM_S_ACCESS, "address+len wrapping 2^64: ACCESS");
-
-	/* The counter at base is 0: as a pointer it is outside the region. */
-	frame_init(&f, 1);
-	add_op(&f, PRISM_OP_READ, PRISM_F_INDIRECT, 8, rkey, base, NULL, 0);
-	expect(&f, PRISM_S_OK, PRISM_S_ACCESS, "pointer read from memory points outside: ACCESS");
-
-	frame_init(&f, 1);
-	add_op(&f, PRISM_OP_READ, 0, 4000, rkey, base, NULL, 0);
-	expect(&f, PRISM_S_TOO_BIG, -1, "reply larger than a frame: TOO_BIG");
+	printf("TAP version 13\n1..%zu\n", sizeof(fz_cases) / sizeof(fz_cases[0]) + 1);
+	for (i = 0; i < sizeof(fz_cases) / sizeof(fz_cases[0]); i++) {
+		c = &fz_cases[i];
+		frame_init(&f, c->nops);
+		add_op(&f, c->opcode, c->flags, c->len, rkey ^ c->key_xor,
+		       c->abs_addr ? c->abs_addr : base + (uint64_t)c->addr,
+		       zeros, c->data_len);
+		if (c->valid_next)
+			add_op(&f, PRISM_OP_READ, 0, 8, rkey, base, NULL, 0);
+		if (c->hdr.size)
+			hdr_apply(&f, &c->hdr);
+		if (c->extra)
+			frame_add_bytes(&f, zeros, c->extra);
+		if (c->cut)
+			f.len = c->cut;
+		expect(&f, c->want, c->want_op, c->what);
+	}
 
 	/* A response aimed at the target itself must be ignored. */
 	frame_init(&f, 1);

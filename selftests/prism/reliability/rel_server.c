@@ -11,23 +11,21 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
 #include "liburing-prism.h"
+#include "../target.h"
 
 #define BUF_OFF		4096u
 #define BUF_SIZE	64u
 
 int main(int argc, char **argv)
 {
-	struct sockaddr_prism me;
 	unsigned int nbufs, i;
 	unsigned char *mem;
 	size_t len;
 	__u64 rkey, *addrs;
-	char mac[18];
 	__u32 fl;
 	int fd, err, rate;
 
@@ -48,13 +46,9 @@ int main(int argc, char **argv)
 		return 1;
 	}
 	len = BUF_OFF + (size_t)nbufs * BUF_SIZE;
-	mem = mmap(NULL, len, PROT_READ | PROT_WRITE,
-		   MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-	if (mem == MAP_FAILED) {
-		perror("mmap");
+	mem = target_mem(len);
+	if (!mem)
 		return 1;
-	}
-	memset(mem, 0, len);
 	err = prism_reg_mr(fd, mem, len, PRISM_ACCESS_ALL, &rkey);
 	if (!err)
 		err = prism_fl_create(fd, rkey, BUF_SIZE, nbufs, &fl);
@@ -66,16 +60,12 @@ int main(int argc, char **argv)
 	if (!err)
 		err = prism_fl_post(fd, fl, addrs, nbufs);
 	if (!err)
-		err = prism_local_addr(fd, &me);
+		err = target_addr_line(fd, rkey, mem, " fl=%u nbufs=%u", fl,
+				       nbufs);
 	if (err) {
 		fprintf(stderr, "setup: %s\n", strerror(-err));
 		return 1;
 	}
-	printf("mac=%s ep=%u rkey=0x%llx addr=0x%llx fl=%u nbufs=%u\n",
-	       prism_format_mac(me.sprism_mac, mac), me.sprism_ep,
-	       (unsigned long long)rkey, (unsigned long long)(uintptr_t)mem,
-	       fl, nbufs);
-	fflush(stdout);
 	for (;;)
 		pause();
 }

@@ -28,7 +28,6 @@ FUZZ_FRAMES=${FUZZ_FRAMES:-20000}
 FUZZ_SEED=${FUZZ_SEED:-$RANDOM}
 TIMEOUT_MS=20000
 tmp=$(mktemp -d)
-loaded_here=0
 
 # Value of key=value in a file.
 kv() { sed -n "s/.*\\b$2=\\([0-9]*\\).*/\\1/p" "$1" | head -n 1; }
@@ -39,15 +38,12 @@ cleanup() {
 	wait 2>/dev/null
 	for ns in srv c1 c2; do ip netns del "$ns" 2>/dev/null; done
 	ip link del br-rel 2>/dev/null
-	[ "$loaded_here" = 1 ] && rmmod prism 2>/dev/null
+	prism_unload
 	rm -rf "$tmp"
 }
 trap cleanup EXIT
 
-if [ ! -d /sys/module/prism ]; then
-	insmod "${PRISM_KO:?PRISM_KO must name prism.ko}" || exit 1
-	loaded_here=1
-fi
+prism_load "${PRISM_KO:?PRISM_KO must name prism.ko}" || exit 1
 modprobe -q veth 2>/dev/null
 modprobe -q bridge 2>/dev/null
 modprobe -q sch_netem 2>/dev/null
@@ -63,11 +59,22 @@ for ns in srv c1 c2; do
 	ip -n "$ns" link set lo up
 done
 
-start_server() {	# ns ep nbufs rate outfile
-	ip netns exec "$1" "$here/rel_server" eth0 "$2" "$3" "$4" >"$5" 2>&1 &
+# start_server EP NBUFS RATE NAME: rel_server in srv, its output in
+# $tmp/NAME; sets $srv_pid and $addr (its address line).
+start_server() {
+	ip netns exec srv "$here/rel_server" eth0 "$1" "$2" "$3" >"$tmp/$4" 2>&1 &
+	srv_pid=$!
 	# Its address line: a wall-clock bound (200 polls of 0.05 s before),
 	# and no longer once the server is gone.
-	wait_file -i 0.05 "$5" 20000 $!
+	wait_file -i 0.05 "$tmp/$4" 20000 $srv_pid
+	local st=$?
+	addr=$(cat "$tmp/$4")
+	return $st
+}
+
+stop_server() {
+	kill -9 "$srv_pid"
+	wait "$srv_pid" 2>/dev/null
 }
 
 client() {	# ns id args...
@@ -93,10 +100,8 @@ tap_plan $((REPEAT * 6 + 10))
 
 for round in $(seq "$REPEAT"); do
 	nb=$((2 * N + 64))
-	start_server srv $((100 + round)) "$nb" 0 "$tmp/srv$round" ||
+	start_server $((100 + round)) "$nb" 0 "srv$round" ||
 		{ not_ok "round $round: server started"; continue; }
-	addr=$(cat "$tmp/srv$round")
-	srv_pid=$!
 	netem_all add
 	client c1 1 $addr cas "$N" >"$tmp/cas1" 2>&1 & p1=$!
 	client c2 2 $addr cas "$N" >"$tmp/cas2" 2>&1 & p2=$!
@@ -122,14 +127,11 @@ for round in $(seq "$REPEAT"); do
 	check "round $round: the target answered repeats from its reply cache" \
 		"[ \"\$(stat_of srv duplicates)\" -gt 0 ]"
 	[ "$TAP_FAILED" = 0 ] || cat "$tmp"/cas* "$tmp"/al* "$tmp/ver" >&2
-	kill -9 $srv_pid
-	wait $srv_pid 2>/dev/null
+	stop_server
 done
 
 # Overload: a target serving 100 chains/s NACKs a burst; clients back off.
-start_server srv 200 200 100 "$tmp/slow"
-addr=$(cat "$tmp/slow")
-slow_pid=$!
+start_server 200 200 100 slow
 client c1 1 $addr alloc 100 32 >"$tmp/ov1" 2>&1 & p1=$!
 client c2 2 $addr alloc 100 32 >"$tmp/ov2" 2>&1 & p2=$!
 wait $p1; o1=$?
@@ -141,14 +143,11 @@ check "overload: every chain sent to a rate-limited target completes OK" \
 check "overload: the target sent NACKs and the clients received them" \
 	"[ \"\$(stat_of srv nacks_sent)\" -gt 0 ] && [ \"\$(stat_of c1 nacks_received)\" -gt 0 ]"
 check "overload: NACKed chains ran exactly once" "[ $v = 0 ]"
-kill -9 $slow_pid
-wait $slow_pid 2>/dev/null
+stop_server
 
 # Overload vs. repeats: at 1 chain/s a repeat of the chain that ran must
 # come from the reply cache (a NACK means "not run"); new work is NACKed.
-start_server srv 250 1 1 "$tmp/once"
-addr=$(cat "$tmp/once")
-once_pid=$!
+start_server 250 1 1 once
 dups=$(stat_of srv duplicates)
 served=$(stat_of srv chains_served)
 nacks=$(stat_of srv nacks_sent)
@@ -161,19 +160,15 @@ check "overload: the repeat counted as 1 duplicate, 2 chains ran (CAS once, READ
 	"[ \"\$(stat_of srv duplicates)\" = \$((dups + 1)) ] &&
 	 [ \"\$(stat_of srv chains_served)\" = \$((served + 2)) ] &&
 	 [ \"\$(stat_of srv nacks_sent)\" -gt $nacks ]"
-kill -9 $once_pid
-wait $once_pid 2>/dev/null
+stop_server
 
 # A server killed while clients are busy: precise errors, pins released.
-start_server srv 300 4096 0 "$tmp/victim"
-addr=$(cat "$tmp/victim")
-victim=$!
+start_server 300 4096 0 victim
 pinned=$(stat_of srv pinned_pages)
 mkfifo "$tmp/hold"
 REL_HOLD=$tmp/hold client c1 1 $addr alloc 4000 8 >"$tmp/kill1" 2>&1 & p1=$!
 exec 9>"$tmp/hold"	# blocks until the client holds at 100 completions
-kill -9 $victim
-wait $victim 2>/dev/null
+stop_server
 echo go >&9
 exec 9>&-
 wait $p1
@@ -186,8 +181,7 @@ check "killed server: its pinned pages ($pinned) are released" \
 	"[ \"$pinned\" -gt 0 ] && [ \"\$(stat_of srv pinned_pages)\" = 0 ]"
 
 # Hostile frames.  The fuzzer prints its own TAP; fold it into ours.
-start_server srv 400 64 0 "$tmp/fuzz"
-addr=$(cat "$tmp/fuzz")
+start_server 400 64 0 fuzz
 drops=$(stat_of srv rx_dropped)
 ip netns exec c1 "$here/frame_fuzz" eth0 cases $addr >"$tmp/cases" 2>&1
 c=$?

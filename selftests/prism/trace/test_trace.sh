@@ -32,7 +32,7 @@ EP_SRV=11 EP_SLOW=12 EP_DEAD=77
 . "$repo/tools/lib/prism_lib.sh"
 
 tmp=$(mktemp -d /tmp/prism-trace.XXXXXX)
-loaded_here=0 mounted_here=0
+mounted_here=0
 pids=()
 
 # check DESC CMD...: one test, passing iff CMD (its words joined, evaluated)
@@ -53,7 +53,7 @@ cleanup() {
 		wait "$p" 2>/dev/null
 	done
 	hosts_down trc 2
-	[ "$loaded_here" = 1 ] && rmmod prism 2>/dev/null
+	prism_unload
 	[ "$mounted_here" = 1 ] && umount "$TR" 2>/dev/null
 	rm -rf "$tmp"
 }
@@ -86,10 +86,7 @@ tap_plan 20
 for b in "$T" "$REL/rel_server" "$REL/rel_client"; do
 	[ -x "$b" ] || bail "$b missing: make -C selftests on the host"
 done
-if [ ! -d /sys/module/prism ]; then
-	insmod "$KO" || bail "insmod $KO"
-	loaded_here=1
-fi
+prism_load "$KO" || bail "insmod $KO"
 ok "module loaded"
 
 if [ ! -d "$TR/events" ]; then
