@@ -54,10 +54,6 @@ cleanup() {
 }
 trap cleanup EXIT
 
-cpu_ticks() {
-	awk '{ print $14 + $15 }' "/proc/$1/stat"
-}
-
 [ -x "$B/kv" ] && [ -x "$B/kv-server" ] || fail "run 'make -C apps/kv' on the host first"
 command -v memcached >/dev/null || SYSTEMS=${SYSTEMS/memcached/}
 load_module prism "$KO" || fail "insmod $KO failed"
