@@ -68,14 +68,23 @@ header_functions() {
 check() {
 	ntests=0
 	failed=0
-	tap() {	# status description [diagnostics file]
+	tap() {	# ok|fail|skip description [diagnostics file | skip reason]
 		ntests=$((ntests + 1))
-		if [ "$1" = ok ]; then
-			echo "ok $ntests - $2"
-		else
-			failed=$((failed + 1))
+		case $1 in
+		ok)	echo "ok $ntests - $2" ;;
+		skip)	echo "ok $ntests - $2 # SKIP $3" ;;
+		*)	failed=$((failed + 1))
 			echo "not ok $ntests - $2"
-			[ -n "${3:-}" ] && sed 's/^/#   /' "$3"
+			[ -n "${3:-}" ] && sed 's/^/#   /' "$3" ;;
+		esac
+	}
+	# tap_empty FILE DESCRIPTION [DETAIL]: ok "DESCRIPTION DETAIL" if FILE
+	# is empty, else not ok "DESCRIPTION" with FILE as the diagnostics.
+	tap_empty() {
+		if [ -s "$1" ]; then
+			tap fail "$2" "$1"
+		else
+			tap ok "$2${3:+ $3}"
 		fi
 	}
 	tmp=$(mktemp -d) || exit 1
@@ -94,8 +103,7 @@ check() {
 	for p in $(pages); do
 		name=man${p##*/man}
 		if [ $have_groff -eq 0 ]; then
-			ntests=$((ntests + 1))
-			echo "ok $ntests - lint $name # SKIP groff is not installed"
+			tap skip "lint $name" "groff is not installed"
 			continue
 		fi
 		: > "$tmp/err"
@@ -108,11 +116,7 @@ check() {
 		if [ $have_lexgrog -eq 1 ] && ! lexgrog "$p" >/dev/null 2>&1; then
 			echo "lexgrog cannot parse the NAME section" >> "$tmp/err"
 		fi
-		if [ -s "$tmp/err" ]; then
-			tap fail "lint $name" "$tmp/err"
-		else
-			tap ok "lint $name"
-		fi
+		tap_empty "$tmp/err" "lint $name"
 	done
 
 	# Every public function has a page or an alias in a NAME section.
@@ -130,11 +134,7 @@ check() {
 
 	# Every alias is unique (one page per name).
 	names | awk '{ print $2 }' | sort | uniq -d > "$tmp/dups"
-	if [ -s "$tmp/dups" ]; then
-		tap fail "no name is documented twice" "$tmp/dups"
-	else
-		tap ok "no name is documented twice"
-	fi
+	tap_empty "$tmp/dups" "no name is documented twice"
 
 	# Cross references to our own pages resolve, also those of
 	# prismctl(8) (tools/prismctl, shipped by another package).
@@ -149,19 +149,15 @@ check() {
 		grep -qx "$n" "$tmp/documented" && [ "$s" = 3 ] && continue
 		echo "$n($s)" >> "$tmp/bad"
 	done < "$tmp/refs"
-	if [ -s "$tmp/bad" ]; then
-		tap fail "cross references resolve" "$tmp/bad"
-	else
-		tap ok "cross references resolve ($(wc -l < "$tmp/refs") names)"
-	fi
+	tap_empty "$tmp/bad" "cross references resolve" \
+		"($(wc -l < "$tmp/refs") names)"
 
 	# The link pages written by "links" render as their target.
 	mkdir -p "$tmp/m/man3" && cp "$here"/man3/*.3 "$tmp/m/man3/" &&
 		links "$tmp/m/man3"
 	: > "$tmp/err"
 	if [ $have_groff -eq 0 ]; then
-		ntests=$((ntests + 1))
-		echo "ok $ntests - link pages resolve # SKIP groff is not installed"
+		tap skip "link pages resolve" "groff is not installed"
 	else
 		names > "$tmp/names"
 		while read -r page n; do
@@ -175,11 +171,8 @@ check() {
 			fi
 			cat "$tmp/warn" >> "$tmp/err"
 		done < "$tmp/names"
-		if [ -s "$tmp/err" ]; then
-			tap fail "link pages resolve" "$tmp/err"
-		else
-			tap ok "link pages resolve ($(wc -l < "$tmp/names") links)"
-		fi
+		tap_empty "$tmp/err" "link pages resolve" \
+			"($(wc -l < "$tmp/names") links)"
 	fi
 
 	[ $failed -eq 0 ]

@@ -47,14 +47,32 @@ static int check_completion(const struct prism_ring_cqe *e, unsigned int n,
 	return 1;
 }
 
+/* Queue chain id: one READ of len bytes at addr; prism_ring_queue()'s result. */
+static int queue_read(struct prism_ring *r, __u64 id, __u64 addr, __u32 len)
+{
+	_Alignas(8) unsigned char cb[256];
+	struct prism_chain_buf c;
+
+	/* The ring copies the chain: cb may go. */
+	prism_chain_init(&c, cb, sizeof(cb), id);
+	prism_prep_read(&c, 1, addr, len);
+	return prism_ring_queue(r, NULL, &c);
+}
+
+/* Tear down ring r and the fake target t at the other end of fd. */
+static void ring_stop(struct prism_ring *r, struct fake_target *t, int fd)
+{
+	prism_ring_exit(r);
+	fake_target_stop(t, fd);
+	close(fd);
+}
+
 /* n chains in flight at once, all must complete once with their data. */
 static void run_batch(unsigned int n, unsigned int entries, unsigned int nbufs,
 		      unsigned int flags)
 {
-	_Alignas(8) unsigned char cb[256];
 	struct prism_ring_cqe *ev = calloc(n, sizeof(*ev));
 	unsigned char *seen = calloc(n, 1);
-	struct prism_chain_buf c;
 	struct fake_target t;
 	struct prism_ring r;
 	unsigned int i, got = 0, good = 0;
@@ -63,11 +81,8 @@ static void run_batch(unsigned int n, unsigned int entries, unsigned int nbufs,
 	CHECK_EQ(fake_target_start(&t, &fd), 0);
 	CHECK_EQ(prism_ring_init(&r, fd, entries, nbufs, 0, flags), 0);
 	CHECK_EQ(prism_ring_multishot(&r), !(flags & PRISM_RING_NO_MULTISHOT));
-	for (i = 0; i < n; i++) {
-		prism_chain_init(&c, cb, sizeof(cb), i + 1);
-		prism_prep_read(&c, 1, (__u64)i * 1000, read_len(i));
-		CHECK_EQ(prism_ring_queue(&r, NULL, &c), 0);
-	}
+	for (i = 0; i < n; i++)
+		CHECK_EQ(queue_read(&r, i + 1, (__u64)i * 1000, read_len(i)), 0);
 	CHECK_EQ(prism_ring_inflight(&r), n);
 	CHECK(prism_ring_submit(&r) >= 0);
 	while (got < n && tries++ < 10000) {
@@ -88,11 +103,9 @@ static void run_batch(unsigned int n, unsigned int entries, unsigned int nbufs,
 		CHECK(r.rearms > 0);
 	/* Nothing more arrives. */
 	CHECK_EQ(prism_ring_reap(&r, ev, n, 1, 50), 0);
-	prism_ring_exit(&r);
-	fake_target_stop(&t, fd);
+	ring_stop(&r, &t, fd);
 	CHECK_EQ(t.bad, 0);
 	CHECK_EQ(t.chains, n);
-	close(fd);
 	free(ev);
 	free(seen);
 }
@@ -148,9 +161,7 @@ static void count_cb(void *arg, const struct prism_ring_cqe *e)
 
 static void test_callback(void)
 {
-	_Alignas(8) unsigned char cb[256];
 	struct cb_state s = { .n = 40 };
-	struct prism_chain_buf c;
 	struct fake_target t;
 	struct prism_ring r;
 	int fd = -1, tries = 0;
@@ -158,20 +169,15 @@ static void test_callback(void)
 
 	CHECK_EQ(fake_target_start(&t, &fd), 0);
 	CHECK_EQ(prism_ring_init(&r, fd, 64, 0, 0, 0), 0);
-	for (i = 0; i < s.n; i++) {
-		prism_chain_init(&c, cb, sizeof(cb), i + 1);
-		prism_prep_read(&c, 1, (__u64)i * 1000, read_len(i));
-		CHECK_EQ(prism_ring_queue(&r, NULL, &c), 0);
-	}
+	for (i = 0; i < s.n; i++)
+		CHECK_EQ(queue_read(&r, i + 1, (__u64)i * 1000, read_len(i)), 0);
 	/* reap submits what is queued */
 	while (s.events < s.n && tries++ < 1000)
 		if (prism_ring_run(&r, count_cb, &s, s.n - s.events, 5000) <= 0)
 			break;
 	CHECK_EQ(s.events, s.n);
 	CHECK_EQ(s.good, s.n);
-	prism_ring_exit(&r);
-	fake_target_stop(&t, fd);
-	close(fd);
+	ring_stop(&r, &t, fd);
 }
 
 static void test_slots_busy(void)
@@ -185,14 +191,9 @@ static void test_slots_busy(void)
 
 	CHECK_EQ(fake_target_start(&t, &fd), 0);
 	CHECK_EQ(prism_ring_init(&r, fd, 4, 0, 0, 0), 0);
-	for (i = 0; i < 4; i++) {
-		prism_chain_init(&c, cb, sizeof(cb), (__u64)i + 1);
-		prism_prep_read(&c, 1, 0, 8);
-		CHECK_EQ(prism_ring_queue(&r, NULL, &c), 0);
-	}
-	prism_chain_init(&c, cb, sizeof(cb), 5);
-	prism_prep_read(&c, 1, 0, 8);
-	CHECK_EQ(prism_ring_queue(&r, NULL, &c), -EBUSY);
+	for (i = 0; i < 4; i++)
+		CHECK_EQ(queue_read(&r, (__u64)i + 1, 0, 8), 0);
+	CHECK_EQ(queue_read(&r, 5, 0, 8), -EBUSY);
 	while (n < 4) {
 		int k = prism_ring_reap(&r, ev, 8, 1, 5000);
 
@@ -202,7 +203,7 @@ static void test_slots_busy(void)
 	}
 	CHECK_EQ(n, 4);
 	/* SENDMSG CQEs came back, so the slots are free again. */
-	CHECK_EQ(prism_ring_queue(&r, NULL, &c), 0);
+	CHECK_EQ(queue_read(&r, 5, 0, 8), 0);
 	CHECK_EQ(prism_ring_reap(&r, ev, 8, 1, 5000), 1);
 	CHECK(ev[0].user_data == 5 && ev[0].res == 0);
 
@@ -210,24 +211,18 @@ static void test_slots_busy(void)
 	prism_chain_init(&c, cb, sizeof(cb), 6);
 	CHECK_EQ(prism_ring_queue(&r, NULL, &c), -EINVAL);
 	CHECK_EQ(prism_ring_inflight(&r), 0);
-	prism_ring_exit(&r);
-	fake_target_stop(&t, fd);
-	close(fd);
+	ring_stop(&r, &t, fd);
 }
 
 static void test_send_error(void)
 {
-	_Alignas(8) unsigned char cb[256];
 	struct prism_ring_cqe ev[4];
-	struct prism_chain_buf c;
 	struct prism_ring r;
 	int fd = socket(AF_UNIX, SOCK_DGRAM, 0);
 
 	CHECK(fd >= 0);
 	CHECK_EQ(prism_ring_init(&r, fd, 4, 0, 0, 0), 0);
-	prism_chain_init(&c, cb, sizeof(cb), 77);
-	prism_prep_read(&c, 1, 0, 8);
-	CHECK_EQ(prism_ring_queue(&r, NULL, &c), 0);
+	CHECK_EQ(queue_read(&r, 77, 0, 8), 0);
 	CHECK_EQ(prism_ring_reap(&r, ev, 4, 1, 5000), 1);
 	CHECK(ev[0].user_data == 77);
 	CHECK(ev[0].res == -ENOTCONN || ev[0].res == -EDESTADDRREQ);
@@ -239,9 +234,7 @@ static void test_send_error(void)
 
 static void test_truncated(void)
 {
-	_Alignas(8) unsigned char cb[256];
 	struct prism_ring_cqe ev[4];
-	struct prism_chain_buf c;
 	struct fake_target t;
 	struct prism_ring r;
 	unsigned int mode;
@@ -251,17 +244,13 @@ static void test_truncated(void)
 		CHECK_EQ(fake_target_start(&t, &fd), 0);
 		CHECK_EQ(prism_ring_init(&r, fd, 4, 16, 64,
 					 mode ? PRISM_RING_NO_MULTISHOT : 0), 0);
-		prism_chain_init(&c, cb, sizeof(cb), 9);
-		prism_prep_read(&c, 1, 0, 200);
-		CHECK_EQ(prism_ring_queue(&r, NULL, &c), 0);
+		CHECK_EQ(queue_read(&r, 9, 0, 200), 0);
 		CHECK_EQ(prism_ring_reap(&r, ev, 4, 1, 5000), 1);
 		CHECK_EQ(ev[0].res, -EMSGSIZE);
 		CHECK(ev[0].user_data == 9);
 		CHECK(ev[0].msg == NULL);
 		CHECK_EQ(prism_ring_inflight(&r), 0);
-		prism_ring_exit(&r);
-		fake_target_stop(&t, fd);
-		close(fd);
+		ring_stop(&r, &t, fd);
 	}
 }
 

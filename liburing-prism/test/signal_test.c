@@ -187,7 +187,12 @@ static void test_execute_eintr(void)
 	close(sv[1]);
 }
 
-static void ring_eintr(unsigned int flags, int timeout_ms)
+/*
+ * prism_ring_reap() with signals arriving and a handler without
+ * SA_RESTART.  Nothing arrived (!arrived, min_events 1): -EINTR.  One event
+ * had arrived (arrived, min_events 2): it is returned, not -EINTR.
+ */
+static void ring_reap_signalled(unsigned int flags, int timeout_ms, int arrived)
 {
 	struct prism_ring_cqe ev[4];
 	struct prism_ring r;
@@ -197,49 +202,14 @@ static void ring_eintr(unsigned int flags, int timeout_ms)
 	CHECK_EQ(pair(sv), 0);
 	set_handler(0);
 	CHECK_EQ(prism_ring_init(&r, sv[0], 4, 0, 0, flags), 0);
-	poke_start(&p, sv[1], 1, RESCUE_MS);
-	n = prism_ring_reap(&r, ev, 4, 1, timeout_ms);
+	if (arrived)
+		send_completion(sv[1], 5);
+	poke_start(&p, sv[1], arrived ? 6 : 1, RESCUE_MS);
+	n = prism_ring_reap(&r, ev, 4, arrived ? 2 : 1, timeout_ms);
 	poke_stop(&p);
-	CHECK_EQ(n, -EINTR);
+	CHECK_EQ(n, arrived ? 1 : -EINTR);
 	CHECK_EQ(p.rescued, 0);
-	prism_ring_exit(&r);
-	close(sv[0]);
-	close(sv[1]);
-}
-
-static void test_ring_reap_eintr(void)
-{
-	ring_eintr(0, -1);
-}
-
-static void test_ring_reap_timeout_eintr(void)
-{
-	ring_eintr(0, 30000);
-}
-
-static void test_ring_reap_plain_eintr(void)
-{
-	ring_eintr(PRISM_RING_NO_MULTISHOT, -1);
-}
-
-/* One event had arrived, min_events 2: it is returned, not -EINTR. */
-static void ring_arrived_first(unsigned int flags)
-{
-	struct prism_ring_cqe ev[4];
-	struct prism_ring r;
-	struct poker p;
-	int sv[2], n;
-
-	CHECK_EQ(pair(sv), 0);
-	set_handler(0);
-	CHECK_EQ(prism_ring_init(&r, sv[0], 4, 0, 0, flags), 0);
-	send_completion(sv[1], 5);
-	poke_start(&p, sv[1], 6, RESCUE_MS);
-	n = prism_ring_reap(&r, ev, 4, 2, -1);
-	poke_stop(&p);
-	CHECK_EQ(n, 1);
-	CHECK_EQ(p.rescued, 0);
-	if (n >= 1) {
+	if (arrived && n >= 1) {
 		CHECK_EQ(ev[0].res, 0);
 		CHECK_EQ(ev[0].user_data, 5);
 	}
@@ -248,14 +218,29 @@ static void ring_arrived_first(unsigned int flags)
 	close(sv[1]);
 }
 
+static void test_ring_reap_eintr(void)
+{
+	ring_reap_signalled(0, -1, 0);
+}
+
+static void test_ring_reap_timeout_eintr(void)
+{
+	ring_reap_signalled(0, 30000, 0);
+}
+
+static void test_ring_reap_plain_eintr(void)
+{
+	ring_reap_signalled(PRISM_RING_NO_MULTISHOT, -1, 0);
+}
+
 static void test_ring_reap_arrived_first(void)
 {
-	ring_arrived_first(0);
+	ring_reap_signalled(0, -1, 1);
 }
 
 static void test_ring_reap_plain_arrived_first(void)
 {
-	ring_arrived_first(PRISM_RING_NO_MULTISHOT);
+	ring_reap_signalled(PRISM_RING_NO_MULTISHOT, -1, 1);
 }
 
 int main(void)

@@ -24,6 +24,7 @@
 #include <arpa/inet.h>
 #include <errno.h>
 #include <netinet/in.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -41,14 +42,7 @@
 /* Pointer table at 0 (slot k -> value k), values at VAL_OFF. */
 static void fill_region(unsigned char *mem)
 {
-	unsigned int k, i;
-
-	for (k = 0; k < NVALS; k++) {
-		prism_put_le64(mem + 8 * k,
-			       (__u64)(uintptr_t)(mem + VAL_OFF + k * VAL_SIZE));
-		for (i = 0; i < VAL_SIZE; i++)
-			mem[VAL_OFF + k * VAL_SIZE + i] = val_byte(k, i);
-	}
+	fill_pointed_values(mem, NVALS, VAL_OFF, VAL_SIZE);
 }
 
 static int prism_server(int argc, char **argv)
@@ -97,28 +91,41 @@ struct series {
 	unsigned long n;
 };
 
+#define OUT_LEN		2048
+
+/*
+ * Chain id of one READ of len bytes at addr (READ|INDIRECT if indirect),
+ * executed; its completion in out (OUT_LEN bytes, 8-byte aligned).
+ */
+static const struct prism_msg *read_chain(int fd, const struct sockaddr_prism *dst,
+					  __u64 id, __u64 rkey, __u64 addr,
+					  __u32 len, bool indirect,
+					  unsigned char *out, const char *what)
+{
+	_Alignas(8) unsigned char cb[256];
+	struct prism_chain_buf c;
+
+	prism_chain_init(&c, cb, sizeof(cb), id);
+	if (indirect)
+		prism_prep_read_indirect(&c, rkey, addr, len);
+	else
+		prism_prep_read(&c, rkey, addr, len);
+	return execute_or_die(fd, dst, &c, out, OUT_LEN, what);
+}
+
 /* One chain: READ|INDIRECT, the target's kernel follows the pointer. */
 static double run_indirect(int fd, const struct sockaddr_prism *dst, __u64 rkey,
 			   __u64 slot, unsigned int k, long it)
 {
-	_Alignas(8) unsigned char cb[256], out[2048];
-	const struct prism_msg *m = (const void *)out;
-	struct prism_chain_buf c;
-	const void *p;
+	_Alignas(8) unsigned char out[OUT_LEN];
+	const struct prism_msg *m;
 	double t0, d;
-	ssize_t got;
-	__u32 len;
 
 	t0 = pu_now_us();
-	prism_chain_init(&c, cb, sizeof(cb), (__u64)it * 4 + 1);
-	prism_prep_read_indirect(&c, rkey, slot, VAL_SIZE);
-	got = prism_execute(fd, dst, &c, out, sizeof(out));
+	m = read_chain(fd, dst, (__u64)it * 4 + 1, rkey, slot, VAL_SIZE, true,
+		       out, "indirect READ");
 	d = pu_now_us() - t0;
-	if (got < 0 || m->status != PRISM_S_OK)
-		die("indirect READ", got < 0 ? (int)got : EIO);
-	p = prism_msg_data(m, 0, &len);
-	if (check_value(p, len, k, VAL_SIZE))
-		die("indirect READ returned wrong bytes", EIO);
+	check_msg_value(m, k, VAL_SIZE, "indirect READ returned wrong bytes");
 	return d;
 }
 
@@ -126,30 +133,20 @@ static double run_indirect(int fd, const struct sockaddr_prism *dst, __u64 rkey,
 static double run_two_reads(int fd, const struct sockaddr_prism *dst, __u64 rkey,
 			    __u64 slot, unsigned int k, long it)
 {
-	_Alignas(8) unsigned char cb[256], out[2048];
-	const struct prism_msg *m = (const void *)out;
-	struct prism_chain_buf c;
-	const void *p;
+	_Alignas(8) unsigned char out[OUT_LEN];
+	const struct prism_msg *m;
 	double t0, d;
-	ssize_t got;
 	__u64 ptr;
-	__u32 len;
 
 	t0 = pu_now_us();
-	prism_chain_init(&c, cb, sizeof(cb), (__u64)it * 4 + 2);
-	prism_prep_read(&c, rkey, slot, 8);
-	got = prism_execute(fd, dst, &c, out, sizeof(out));
-	if (got < 0 || m->status != PRISM_S_OK || prism_msg_u64(m, 0, &ptr))
-		die("pointer READ", got < 0 ? (int)got : EIO);
-	prism_chain_init(&c, cb, sizeof(cb), (__u64)it * 4 + 3);
-	prism_prep_read(&c, rkey, ptr, VAL_SIZE);
-	got = prism_execute(fd, dst, &c, out, sizeof(out));
+	m = read_chain(fd, dst, (__u64)it * 4 + 2, rkey, slot, 8, false, out,
+		       "pointer READ");
+	if (prism_msg_u64(m, 0, &ptr))
+		die("pointer READ", EIO);
+	m = read_chain(fd, dst, (__u64)it * 4 + 3, rkey, ptr, VAL_SIZE, false,
+		       out, "value READ");
 	d = pu_now_us() - t0;
-	if (got < 0 || m->status != PRISM_S_OK)
-		die("value READ", got < 0 ? (int)got : EIO);
-	p = prism_msg_data(m, 0, &len);
-	if (check_value(p, len, k, VAL_SIZE))
-		die("value READ returned wrong bytes", EIO);
+	check_msg_value(m, k, VAL_SIZE, "value READ returned wrong bytes");
 	return d;
 }
 

@@ -33,52 +33,30 @@ out=${PRISM_OUT:-$repo/build/vm-out}
 P=kvb
 NHOSTS=$((NCLIENTS + 1))
 MC_PORT=11311
-. "$repo/tools/lib/hosts.sh"
+# shellcheck source=lib.sh
+. "$here/lib.sh"
 
-work=$(mktemp -d /tmp/kv-bench.XXXXXX)
-loaded=0
+bench_begin bench-kv
 server=
 
-fail() { echo "bench-kv: $*" >&2; exit 1; }
-
-# Has process $1 exited (gone or a zombie)?
-exited() {
-	local pid comm st
-	read -r pid comm st _ 2>/dev/null <"/proc/$1/stat" || return 0
-	[ "$st" = Z ]
-}
-
+# SIGTERM, SIGKILL after 10 s.
 stop_server() {
-	local i
 	[ -n "$server" ] || return 0
 	kill -TERM "$server" 2>/dev/null
-	i=$((SECONDS + 10))
-	until exited "$server" || [ $SECONDS -ge $i ]; do
-		sleep 0.05
-	done
-	exited "$server" || kill -KILL "$server" 2>/dev/null
-	wait "$server" 2>/dev/null
+	wait_exit -i 0.05 "$server" 10000 2>/dev/null
 	server=
 }
 
 cleanup() {
 	stop_server
 	hosts_down $P $NHOSTS
-	[ "$loaded" = 1 ] && rmmod prism 2>/dev/null
-	rm -rf "$work"
+	bench_cleanup
 }
 trap cleanup EXIT
 
-cpu_ticks() {
-	awk '{ print $14 + $15 }' "/proc/$1/stat"
-}
-
 [ -x "$B/kv" ] && [ -x "$B/kv-server" ] || fail "run 'make -C apps/kv' on the host first"
 command -v memcached >/dev/null || SYSTEMS=${SYSTEMS/memcached/}
-if [ ! -d /sys/module/prism ]; then
-	insmod "$KO" || fail "insmod $KO failed"
-	loaded=1
-fi
+load_module prism "$KO" || fail "insmod $KO failed"
 mkdir -p "$out"
 hosts_down $P $NHOSTS
 hosts_up $P $NHOSTS || fail "cannot create network namespaces"
@@ -107,24 +85,17 @@ start() {
 			--info "$work/$sys.info" --slots 65536 --bufs 4096 \
 			>"$work/$sys.log" 2>&1 &
 		server=$!
-		end=$((SECONDS + 30))
-		until [ -s "$work/$sys.info" ]; do
-			exited "$server" || [ $SECONDS -ge $end ] &&
-				{ cat "$work/$sys.log"; fail "$sys server did not start"; }
-			sleep 0.05
-		done
+		wait_file -i 0.05 "$work/$sys.info" 30000 "$server" ||
+			{ cat "$work/$sys.log"; fail "$sys server did not start"; }
 		;;
 	memcached)
 		# one worker thread, like the single-threaded kv-server
 		ip netns exec ${P}1 memcached -u root -l 10.89.0.1 -p $MC_PORT -U 0 \
 			-t 1 -m 256 >"$work/mc.log" 2>&1 &
 		server=$!
-		end=$((SECONDS + 30))
-		until kvh 2 memcached bench --load --records 1 >/dev/null 2>&1; do
-			exited "$server" || [ $SECONDS -ge $end ] &&
-				{ cat "$work/mc.log"; fail "memcached did not start"; }
-			sleep 0.05
-		done
+		wait_until -i 0.05 -p "$server" 30000 \
+			kvh 2 memcached bench --load --records 1 >/dev/null 2>&1 ||
+			{ cat "$work/mc.log"; fail "memcached did not start"; }
 		;;
 	esac
 }
@@ -164,19 +135,13 @@ python3 "$here/kv_report.py" "$results" "$out/bench-kv.json" "$work/plot.dat" \
 [ $? = 0 ] || fail "could not assemble $out/bench-kv.json"
 
 nsys=$(head -1 "$work/plot.dat" | awk '{ print (NF - 1) / 2 }')
-gnuplot <<EOF || echo "bench-kv: gnuplot failed (results are in the JSON)" >&2
-set terminal pngcairo size 1100,800 font ",10" noenhanced
-set output "$out/bench-kv.png"
-set multiplot layout 2,1 title "PRISM-KV vs Pilaf vs memcached: $NCLIENTS clients, ${VALUE}-byte values, TCG guest"
-set style data histograms
-set style histogram clustered gap 1
-set style fill solid 0.8 border -1
+bench_plot "$out/bench-kv.png" \
+	"PRISM-KV vs Pilaf vs memcached: $NCLIENTS clients, ${VALUE}-byte values, TCG guest" <<EOF
 set key top left
 set grid ytics
 set ylabel "throughput (kops/s)"
 plot for [i=1:$nsys] "$work/plot.dat" using 2*i:xtic(1) title columnhead(2*i)
 set ylabel "p99 latency (us)"
 plot for [i=1:$nsys] "$work/plot.dat" using 2*i+1:xtic(1) title columnhead(2*i+1)
-unset multiplot
 EOF
 echo "bench-kv: results in $out/bench-kv.json and $out/bench-kv.png"

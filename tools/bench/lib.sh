@@ -1,7 +1,8 @@
 # SPDX-License-Identifier: MIT
 # shellcheck shell=bash
 # Shell helpers for the benchmarks run INSIDE the guest as root (indirect.sh,
-# uring.sh, uring-mech/mech.sh).  Source this file, then call bench_begin.
+# uring.sh, kv.sh, uring-mech/mech.sh).  Source this file, then call
+# bench_begin.
 #
 #   bench_begin NAME          messages as "NAME: ...", a temporary $work,
 #                             everything below undone on exit
@@ -16,6 +17,10 @@
 #                             veth pair, lo and the pair up
 #   bench_pids+=($!)          background job killed on exit
 #   wait_file FILE MS [PID]   from tools/lib/wait.sh (sourced by hosts.sh)
+#   bench_plot PNG TITLE      gnuplot: two stacked histogram plots (PNG,
+#                             1100x800) under TITLE; the rest of the
+#                             gnuplot script (ylabels, plots) on stdin; a
+#                             failure is reported, not fatal
 #
 # shellcheck source=../lib/hosts.sh
 . "$(dirname "${BASH_SOURCE[0]}")/../lib/hosts.sh"
@@ -69,6 +74,22 @@ unload_module() {
 		[ "$m" != "$1" ] && keep+=("$m")
 	done
 	bench_modules=("${keep[@]}")
+}
+
+bench_plot() {
+	{
+		cat <<EOF
+set terminal pngcairo size 1100,800 font ",10" noenhanced
+set output "$1"
+set multiplot layout 2,1 title "$2"
+set style data histograms
+set style histogram clustered gap 1
+set style fill solid 0.8 border -1
+EOF
+		cat
+		echo "unset multiplot"
+	} | gnuplot ||
+		echo "$bench_name: gnuplot failed (results are in the JSON)" >&2
 }
 
 veth_pair() {

@@ -25,7 +25,6 @@ out=${PRISM_OUT:-/tmp}
 P=rb
 NH=5
 work=$(mktemp -d /tmp/rs-bench.XXXXXX)
-loaded=0
 pids=()
 
 # shellcheck source=../lib/hosts.sh
@@ -38,7 +37,7 @@ cleanup() {
 		wait "$p" 2>/dev/null
 	done
 	hosts_down $P $NH
-	[ "$loaded" = 1 ] && rmmod prism 2>/dev/null
+	prism_unload
 	rm -rf "$work"
 }
 trap cleanup EXIT
@@ -47,10 +46,8 @@ fail() { echo "bench-rs: $*" >&2; exit 1; }
 for b in rs_replica rs_client rs_check; do
 	[ -x "$B/$b" ] || fail "$B/$b missing: run 'make -C apps/rs' on the host"
 done
-if [ ! -d /sys/module/prism ]; then
-	insmod "${PRISM_KO:?PRISM_KO must name prism.ko}" || fail "insmod"
-	loaded=1
-fi
+prism_load "${PRISM_KO:-}" ||
+	fail "insmod '${PRISM_KO:-}' failed (PRISM_KO must name prism.ko)"
 mkdir -p "$out"
 hosts_down $P $NH
 hosts_up $P $NH || fail "hosts_up"

@@ -49,8 +49,7 @@
 
 #include <infiniband/verbs.h>
 
-#include "liburing-prism.h"
-#include "bench_util.h"
+#include "bench_prism.h"
 
 #define VAL_SIZE	512u
 #define NVALS		64u
@@ -71,22 +70,22 @@ static void wait_file(const char *path)
 	die(path, ETIMEDOUT);
 }
 
+/* The server's region: the layout at the top, WRITE area and CAS word 0. */
+static void fill_region(unsigned char *mem)
+{
+	memset(mem, 0, REGION_LEN);
+	fill_pointed_values(mem, NVALS, VAL_OFF, VAL_SIZE);
+}
+
 static unsigned char *make_region(void)
 {
 	unsigned char *mem;
-	unsigned int k, i;
 
 	mem = mmap(NULL, REGION_LEN, PROT_READ | PROT_WRITE,
 		   MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 	if (mem == MAP_FAILED)
 		die("mmap", errno);
-	memset(mem, 0, REGION_LEN);
-	for (k = 0; k < NVALS; k++) {
-		prism_put_le64(mem + 8 * k,
-			       (__u64)(uintptr_t)(mem + VAL_OFF + k * VAL_SIZE));
-		for (i = 0; i < VAL_SIZE; i++)
-			mem[VAL_OFF + k * VAL_SIZE + i] = val_byte(k, i);
-	}
+	fill_region(mem);
 	return mem;
 }
 
@@ -105,33 +104,8 @@ static void report(const char *stack, const char *op, unsigned int bytes,
 
 static int prism_server(int argc, char **argv)
 {
-	struct sockaddr_prism me;
-	unsigned char *mem;
-	char text[512], mac[18];
-	__u64 rkey;
-	int fd, err;
-
-	if (argc < 4)
-		die("usage: prism-server IF EP INFO", EINVAL);
-	fd = prism_open(argv[1], 0, (__u32)strtoul(argv[2], NULL, 0));
-	if (fd < 0)
-		die("prism_open", fd);
-	mem = make_region();
-	err = prism_reg_mr(fd, mem, REGION_LEN, PRISM_ACCESS_ALL, &rkey);
-	if (err)
-		die("REG_MR", err);
-	err = prism_local_addr(fd, &me);
-	if (err)
-		die("getsockname", err);
-	snprintf(text, sizeof(text), "mac %s\nep %u\nrkey 0x%llx\nbase 0x%llx\n",
-		 prism_format_mac(me.sprism_mac, mac), me.sprism_ep,
-		 (unsigned long long)rkey, (unsigned long long)(uintptr_t)mem);
-	err = pu_write_atomic(argv[3], text);
-	if (err)
-		die("info file", err);
-	for (;;)
-		pause();
-	return 0;
+	return serve_region(argc, argv, REGION_LEN, PRISM_ACCESS_ALL,
+			    fill_region);
 }
 
 struct pctx {
@@ -144,27 +118,20 @@ static const struct prism_msg *pexec(struct pctx *p, struct prism_chain_buf *c,
 				     unsigned char *out, size_t out_len,
 				     const char *what)
 {
-	const struct prism_msg *m = (const void *)out;
-	ssize_t got;
-
-	got = prism_execute(p->fd, &p->dst, c, out, out_len);
-	if (got < 0 || m->status != PRISM_S_OK)
-		die(what, got < 0 ? (int)got : EIO);
-	return m;
+	return execute_or_die(p->fd, &p->dst, c, out, out_len, what);
 }
 
 /* One timed PRISM operation; op: 0 read8 1 read512 2 write8 3 write512
  * 4 cas8 5 dep2read512 6 indread512 */
-static double prism_op(struct pctx *p, int op, long it)
+static double prism_op(void *ctx, int op, long it)
 {
 	_Alignas(8) unsigned char cb[1024], out[2048], data[VAL_SIZE];
+	struct pctx *p = ctx;
 	const struct prism_msg *m;
 	struct prism_chain_buf c;
 	unsigned int k = (unsigned int)(it % NVALS);
 	__u64 slot = p->base + 8ull * k, ptr, old;
-	const void *d;
 	double t0, t;
-	__u32 len;
 
 	memset(data, (int)(it & 0xff), sizeof(data));
 	t0 = pu_now_us();
@@ -182,9 +149,7 @@ static double prism_op(struct pctx *p, int op, long it)
 		prism_prep_read(&c, p->rkey, p->base + VAL_OFF + k * VAL_SIZE, VAL_SIZE);
 		m = pexec(p, &c, out, sizeof(out), "READ 512");
 		t = pu_now_us() - t0;
-		d = prism_msg_data(m, 0, &len);
-		if (check_value(d, len, k, VAL_SIZE))
-			die("READ 512 returned wrong bytes", EIO);
+		check_msg_value(m, k, VAL_SIZE, "READ 512 returned wrong bytes");
 		return t;
 	case 2:
 	case 3:
@@ -210,17 +175,13 @@ static double prism_op(struct pctx *p, int op, long it)
 		prism_prep_read(&c, p->rkey, ptr, VAL_SIZE);
 		m = pexec(p, &c, out, sizeof(out), "value READ");
 		t = pu_now_us() - t0;
-		d = prism_msg_data(m, 0, &len);
-		if (check_value(d, len, k, VAL_SIZE))
-			die("value READ returned wrong bytes", EIO);
+		check_msg_value(m, k, VAL_SIZE, "value READ returned wrong bytes");
 		return t;
 	default:
 		prism_prep_read_indirect(&c, p->rkey, slot, VAL_SIZE);
 		m = pexec(p, &c, out, sizeof(out), "indirect READ");
 		t = pu_now_us() - t0;
-		d = prism_msg_data(m, 0, &len);
-		if (check_value(d, len, k, VAL_SIZE))
-			die("indirect READ returned wrong bytes", EIO);
+		check_msg_value(m, k, VAL_SIZE, "indirect READ returned wrong bytes");
 		return t;
 	}
 }
@@ -234,56 +195,60 @@ static const unsigned int op_bytes[] = { 8, VAL_SIZE, 8, VAL_SIZE, 8, VAL_SIZE,
 static void prism_connect(struct pctx *p, const char *ifname, const char *info)
 {
 	struct timeval tv = { .tv_sec = 5 };
-	char key[64], val[128];
-	__u8 mac[6] = { 0 };
-	__u32 ep = 0;
-	FILE *f;
+	struct server_info si = read_server(info, &p->dst);
 
-	f = fopen(info, "r");
-	if (!f)
-		die(info, errno);
-	while (fscanf(f, "%63s %127s", key, val) == 2) {
-		if (!strcmp(key, "mac"))
-			prism_parse_mac(val, mac);
-		else if (!strcmp(key, "ep"))
-			ep = (__u32)strtoul(val, NULL, 0);
-		else if (!strcmp(key, "rkey"))
-			p->rkey = strtoull(val, NULL, 0);
-		else if (!strcmp(key, "base"))
-			p->base = strtoull(val, NULL, 0);
-	}
-	fclose(f);
+	p->rkey = si.rkey;
+	p->base = si.base;
 	p->fd = prism_open(ifname, 0, 0);
 	if (p->fd < 0)
 		die("prism_open", p->fd);
 	setsockopt(p->fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
-	prism_addr_init(&p->dst, mac, ep);
+}
+
+/* Room for the n timed samples of a series. */
+static double *samples(long n)
+{
+	double *v = calloc((size_t)n, sizeof(double));
+
+	if (!v)
+		die("calloc", ENOMEM);
+	return v;
+}
+
+/* One timed operation op (iteration it) of one stack. */
+typedef double op_fn(void *ctx, int op, long it);
+
+/*
+ * Ops 0..nops-1 of one stack one after the other: each w warm-up times,
+ * then n timed times, and its RESULT line.
+ */
+static void run_ops(const char *stack, op_fn *fn, void *ctx, int nops, long n,
+		    long w)
+{
+	double *v = samples(n);
+	long it;
+	int op;
+
+	for (op = 0; op < nops; op++) {
+		for (it = 0; it < w + n; it++) {
+			double t = fn(ctx, op, it);
+
+			if (it >= w)
+				v[it - w] = t;
+		}
+		report(stack, op_name[op], op_bytes[op], v, n);
+	}
 }
 
 static int prism_client(int argc, char **argv)
 {
 	struct pctx p = { 0 };
-	long n, w, it;
-	double *v;
-	int op;
 
 	if (argc < 5)
 		die("usage: prism-client IF INFO N WARMUP", EINVAL);
-	n = strtol(argv[3], NULL, 0);
-	w = strtol(argv[4], NULL, 0);
 	prism_connect(&p, argv[1], argv[2]);
-	v = calloc((size_t)n, sizeof(double));
-	if (!v)
-		die("calloc", ENOMEM);
-	for (op = 0; op < 7; op++) {
-		for (it = 0; it < w + n; it++) {
-			double t = prism_op(&p, op, it);
-
-			if (it >= w)
-				v[it - w] = t;
-		}
-		report("prism", op_name[op], op_bytes[op], v, n);
-	}
+	run_ops("prism", prism_op, &p, 7, strtol(argv[3], NULL, 0),
+		strtol(argv[4], NULL, 0));
 	return 0;
 }
 
@@ -461,8 +426,9 @@ static void verbs_do(struct vctx *v, enum ibv_wr_opcode opc, unsigned int loff,
 }
 
 /* Local buffer layout on the client: reads land at 0 (8 B) / VAL_OFF. */
-static double verbs_op(struct vctx *v, int op, long it)
+static double verbs_op(void *ctx, int op, long it)
 {
+	struct vctx *v = ctx;
 	unsigned int k = (unsigned int)(it % NVALS);
 	__u64 slot = v->raddr + 8ull * k, ptr;
 	double t0, t;
@@ -508,15 +474,25 @@ static double verbs_op(struct vctx *v, int op, long it)
 	}
 }
 
+/*
+ * "DEV GIDX INFO PEER" of the verbs commands (arg[0..3]): the QP on DEV
+ * with GID index GIDX, its info written to INFO, connected to the one
+ * described in PEER.
+ */
+static void verbs_start(struct vctx *v, char **arg)
+{
+	verbs_setup(v, arg[0], atoi(arg[1]));
+	verbs_write_info(v, arg[2]);
+	verbs_connect(v, arg[3]);
+}
+
 static int verbs_server(int argc, char **argv)
 {
 	struct vctx v = { 0 };
 
 	if (argc < 6)
 		die("usage: verbs-server DEV GIDX INFO PEER READY", EINVAL);
-	verbs_setup(&v, argv[1], atoi(argv[2]));
-	verbs_write_info(&v, argv[3]);
-	verbs_connect(&v, argv[4]);
+	verbs_start(&v, argv + 1);
 	if (pu_write_atomic(argv[5], "ready\n"))
 		die(argv[5], errno);
 	for (;;)
@@ -527,30 +503,13 @@ static int verbs_server(int argc, char **argv)
 static int verbs_client(int argc, char **argv)
 {
 	struct vctx v = { 0 };
-	long n, w, it;
-	double *t;
-	int op;
 
 	if (argc < 8)
 		die("usage: verbs-client DEV GIDX INFO PEER READY N WARMUP", EINVAL);
-	n = strtol(argv[6], NULL, 0);
-	w = strtol(argv[7], NULL, 0);
-	verbs_setup(&v, argv[1], atoi(argv[2]));
-	verbs_write_info(&v, argv[3]);
-	verbs_connect(&v, argv[4]);
+	verbs_start(&v, argv + 1);
 	wait_file(argv[5]);
-	t = calloc((size_t)n, sizeof(double));
-	if (!t)
-		die("calloc", ENOMEM);
-	for (op = 0; op < 6; op++) {
-		for (it = 0; it < w + n; it++) {
-			double d = verbs_op(&v, op, it);
-
-			if (it >= w)
-				t[it - w] = d;
-		}
-		report("verbs", op_name[op], op_bytes[op], t, n);
-	}
+	run_ops("verbs", verbs_op, &v, 6, strtol(argv[6], NULL, 0),
+		strtol(argv[7], NULL, 0));
 	return 0;
 }
 
@@ -563,8 +522,10 @@ static int verbs_client(int argc, char **argv)
  * measured against CLOCK_MONOTONIC on the same (pinned) CPU: the median of
  * 9 windows of 50 ms.
  */
-static int tsc_mhz(void)
+static int tsc_mhz(int argc, char **argv)
 {
+	(void)argc;
+	(void)argv;
 #if defined(__x86_64__) || defined(__i386__)
 	double r[9], t0, t1;
 	unsigned int lo, hi;
@@ -613,15 +574,10 @@ static int pair_client(int argc, char **argv)
 	n = strtol(argv[8], NULL, 0);
 	w = strtol(argv[9], NULL, 0);
 	prism_connect(&p, argv[1], argv[2]);
-	verbs_setup(&v, argv[3], atoi(argv[4]));
-	verbs_write_info(&v, argv[5]);
-	verbs_connect(&v, argv[6]);
+	verbs_start(&v, argv + 3);
 	wait_file(argv[7]);
-	for (j = 0; j < 3; j++) {
-		t[j] = calloc((size_t)n, sizeof(double));
-		if (!t[j])
-			die("calloc", ENOMEM);
-	}
+	for (j = 0; j < 3; j++)
+		t[j] = samples(n);
 	for (op = 0; op < 6; op++) {
 		k = op == 5 ? 3 : 2;
 		for (it = 0; it < w + n; it++) {
@@ -646,19 +602,14 @@ static int pair_client(int argc, char **argv)
 
 int main(int argc, char **argv)
 {
-	if (argc >= 2 && !strcmp(argv[1], "prism-server"))
-		return prism_server(argc - 1, argv + 1);
-	if (argc >= 2 && !strcmp(argv[1], "prism-client"))
-		return prism_client(argc - 1, argv + 1);
-	if (argc >= 2 && !strcmp(argv[1], "verbs-server"))
-		return verbs_server(argc - 1, argv + 1);
-	if (argc >= 2 && !strcmp(argv[1], "verbs-client"))
-		return verbs_client(argc - 1, argv + 1);
-	if (argc >= 2 && !strcmp(argv[1], "pair-client"))
-		return pair_client(argc - 1, argv + 1);
-	if (argc >= 2 && !strcmp(argv[1], "tsc-mhz"))
-		return tsc_mhz();
-	fprintf(stderr, "usage: %s prism-server|prism-client|verbs-server|verbs-client|pair-client|tsc-mhz ...\n",
-		argv[0]);
-	return 2;
+	static const struct subcommand cmds[] = {
+		{ "prism-server", prism_server },
+		{ "prism-client", prism_client },
+		{ "verbs-server", verbs_server },
+		{ "verbs-client", verbs_client },
+		{ "pair-client", pair_client },
+		{ "tsc-mhz", tsc_mhz },
+	};
+
+	return run_subcommand(argc, argv, cmds, sizeof(cmds) / sizeof(cmds[0]));
 }

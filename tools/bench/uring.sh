@@ -48,13 +48,8 @@ timeout 600 ip netns exec $NB "$B" client --if ub --info "$work/prism.info" \
 	--n "$N" --warmup "$W" --rounds "$R" --json "$json" --plot "$work/plot.dat" ||
 	fail "benchmark client failed"
 
-gnuplot <<EOF || echo "bench-uring: gnuplot failed (results are in the JSON)" >&2
-set terminal pngcairo size 1100,800 font ",10" noenhanced
-set output "$out/bench-uring.png"
-set multiplot layout 2,1 title "PRISM blocking syscalls vs io_uring, 1 and 64 chains in flight (veth, TCG guest)"
-set style data histograms
-set style histogram clustered gap 1
-set style fill solid 0.8 border -1
+bench_plot "$out/bench-uring.png" \
+	"PRISM blocking syscalls vs io_uring, 1 and 64 chains in flight (veth, TCG guest)" <<EOF
 set key outside right top
 set grid ytics
 set yrange [0:*]
@@ -65,6 +60,5 @@ set logscale y
 set yrange [*:*]
 plot "$work/plot.dat" using 4:xtic(1) title "READ p50", "" using 5 title "CAS p50", \
      "" using 6 title "READ p99", "" using 7 title "CAS p99"
-unset multiplot
 EOF
 echo "bench-uring: results in $json and $out/bench-uring.png"

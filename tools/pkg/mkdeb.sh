@@ -134,6 +134,25 @@ pkg_control() {
 	say "built ${name}_${version}_${parch}.deb"
 }
 
+# maint_script FILE COMMENT...: a maintainer script of prism-dkms, executable:
+# "#!/bin/sh", the COMMENT lines as comments, "set -e", the module's NAME
+# and VERSION, then the rest of the script from stdin as it is.
+maint_script() {
+	local f=$1 l
+	shift
+	{
+		echo "#!/bin/sh"
+		for l in "$@"; do
+			echo "# $l"
+		done
+		echo "set -e"
+		echo "NAME=prism"
+		echo "VERSION=$version"
+		cat
+	} > "$f"
+	chmod 0755 "$f"
+}
+
 rm -f "$out"/prism-dkms_*.deb "$out"/prism-tools_*.deb "$out"/liburing-prism_*.deb \
 	"$out"/liburing-prism-dev_*.deb
 
@@ -226,17 +245,11 @@ cat > "$p/etc/modprobe.d/prism.conf" <<'EOF'
 EOF
 mkdir -p "$p/DEBIAN"
 echo /etc/modprobe.d/prism.conf > "$p/DEBIAN/conffiles"
-cat > "$p/DEBIAN/postinst" <<EOF
-#!/bin/sh
-# prism-dkms postinst: register the module sources with DKMS, then build
-# and install the module for the running kernel and for every installed
-# kernel that has its headers.  A failure for the running kernel (with
-# headers) fails the configuration; for other kernels it is a warning.
-set -e
-NAME=prism
-VERSION=$version
-EOF
-cat >> "$p/DEBIAN/postinst" <<'EOF'
+maint_script "$p/DEBIAN/postinst" \
+	"prism-dkms postinst: register the module sources with DKMS, then build" \
+	"and install the module for the running kernel and for every installed" \
+	"kernel that has its headers.  A failure for the running kernel (with" \
+	"headers) fails the configuration; for other kernels it is a warning." <<'EOF'
 
 case "$1" in
 configure)
@@ -270,14 +283,8 @@ configure)
 esac
 exit 0
 EOF
-cat > "$p/DEBIAN/prerm" <<EOF
-#!/bin/sh
-# prism-dkms prerm: remove the module from every kernel and from DKMS.
-set -e
-NAME=prism
-VERSION=$version
-EOF
-cat >> "$p/DEBIAN/prerm" <<'EOF'
+maint_script "$p/DEBIAN/prerm" \
+	"prism-dkms prerm: remove the module from every kernel and from DKMS." <<'EOF'
 
 case "$1" in
 remove|upgrade|deconfigure)
@@ -288,7 +295,6 @@ remove|upgrade|deconfigure)
 esac
 exit 0
 EOF
-chmod 0755 "$p/DEBIAN/postinst" "$p/DEBIAN/prerm"
 PKG_EXTRA= pkg_control prism-dkms all kernel \
 	"dkms (>= 2.1.0.0), make" \
 	"PRISM remote memory operations kernel module (DKMS sources)" \

@@ -10,14 +10,8 @@
 
 #include "prismctl.h"
 
-static int ep_cb(const struct nlmsghdr *nlh, void *data)
+static int put_endpoint(attrs_t tb)
 {
-	attrs_t tb;
-
-	(void)data;
-	if (parse_reply(nlh, tb))
-		return -1;
-	out_obj_begin(NULL);
 	out_u64("ep", "ep", get_u32(tb, PRISM_ATTR_EP));
 	out_u64("ifindex", tb[PRISM_ATTR_IFNAME] ? NULL : "ifindex",
 		get_u32(tb, PRISM_ATTR_IFINDEX));
@@ -44,13 +38,13 @@ static int ep_cb(const struct nlmsghdr *nlh, void *data)
 	if (opt.stats && tb[PRISM_ATTR_STATS] &&
 	    put_counters("stats", tb[PRISM_ATTR_STATS], stat_names, NR_STATS))
 		return -1;
-	out_obj_end();
 	return 0;
 }
 
 static int do_endpoint(int argc, char **argv)
 {
-	return show_by_ep(argc, argv, PRISM_CMD_ENDPOINT_GET, true, ep_cb);
+	return show_by_ep(argc, argv, PRISM_CMD_ENDPOINT_GET, true,
+			  put_endpoint);
 }
 
 const struct cmd endpoint_cmds[] = {

@@ -10,9 +10,8 @@
 
 #include "prismctl.h"
 
-static void put_freelist(attrs_t tb)
+static int put_freelist(attrs_t tb)
 {
-	out_obj_begin(NULL);
 	out_u64("ep", "ep", get_u32(tb, PRISM_ATTR_EP));
 	out_u64("id", "id", get_u32(tb, PRISM_ATTR_FL_ID));
 	/*
@@ -29,17 +28,6 @@ static void put_freelist(attrs_t tb)
 	out_u64("capacity", "capacity", get_u32(tb, PRISM_ATTR_FL_CAPACITY));
 	out_u64("count", "count", get_u32(tb, PRISM_ATTR_FL_COUNT));
 	put_rkey(tb);
-	out_obj_end();
-}
-
-static int fl_cb(const struct nlmsghdr *nlh, void *data)
-{
-	attrs_t tb;
-
-	(void)data;
-	if (parse_reply(nlh, tb))
-		return -1;
-	put_freelist(tb);
 	return 0;
 }
 
@@ -66,7 +54,7 @@ static int fl_show(int argc, char **argv)
 		mnl_attr_put_u32(nlh, PRISM_ATTR_EP, (uint32_t)kv[0].val);
 	if (one)
 		mnl_attr_put_u32(nlh, PRISM_ATTR_FL_ID, (uint32_t)kv[1].val);
-	return show_reply(nlh, fl_cb);
+	return show_reply(NULL, nlh, put_freelist);
 }
 
 static int fl_create(int argc, char **argv)
@@ -77,7 +65,6 @@ static int fl_create(int argc, char **argv)
 		{ NULL, false, 0, false },
 	};
 	struct nlmsghdr *nlh;
-	struct nl_err e;
 	int err;
 
 	err = parse_kv(argc, argv, kv);
@@ -92,26 +79,16 @@ static int fl_create(int argc, char **argv)
 	mnl_attr_put_u64(nlh, PRISM_ATTR_RKEY, kv[1].val);
 	mnl_attr_put_u32(nlh, PRISM_ATTR_FL_BUF_SIZE, (uint32_t)kv[2].val);
 	mnl_attr_put_u32(nlh, PRISM_ATTR_FL_CAPACITY, (uint32_t)kv[3].val);
-	err = nl_talk(nlh, fl_cb, NULL, &e);
-	if (err)
-		return report(nlh, err, &e);
-	return 0;
+	return talk_objs(nlh, put_freelist);
 }
 
-static int post_cb(const struct nlmsghdr *nlh, void *data)
+static int put_posted(attrs_t tb)
 {
-	attrs_t tb;
-
-	(void)data;
-	if (parse_reply(nlh, tb))
-		return -1;
-	out_obj_begin(NULL);
 	out_u64("ep", "ep", get_u32(tb, PRISM_ATTR_EP));
 	out_u64("id", "id", get_u32(tb, PRISM_ATTR_FL_ID));
 	out_u64("posted", "posted", get_u32(tb, PRISM_ATTR_FL_POSTED));
 	if (tb[PRISM_ATTR_FL_COUNT])
 		out_u64("count", "count", get_u32(tb, PRISM_ATTR_FL_COUNT));
-	out_obj_end();
 	return 0;
 }
 
@@ -130,7 +107,6 @@ static int fl_post(int argc, char **argv)
 	struct nlmsghdr *nlh;
 	struct nlattr *nest;
 	int naddrs = 0, i, err;
-	struct nl_err e;
 	uint64_t a;
 	struct kv *k;
 
@@ -211,10 +187,7 @@ static int fl_post(int argc, char **argv)
 		mnl_attr_put_u32(nlh, PRISM_ATTR_FL_CARVE_COUNT,
 				 (uint32_t)count.val);
 	}
-	err = nl_talk(nlh, post_cb, NULL, &e);
-	if (err)
-		return report(nlh, err, &e);
-	return 0;
+	return talk_objs(nlh, put_posted);
 }
 
 const struct cmd freelist_cmds[] = {

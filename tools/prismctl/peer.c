@@ -24,14 +24,8 @@ _Static_assert(sizeof(peer_stat_names) / sizeof(peer_stat_names[0]) ==
 	       NR_PEER_STATS,
 	       "peer_stat_names must follow enum prism_peer_stats_attr");
 
-static int peer_cb(const struct nlmsghdr *nlh, void *data)
+static int put_peer(attrs_t tb)
 {
-	attrs_t tb;
-
-	(void)data;
-	if (parse_reply(nlh, tb))
-		return -1;
-	out_obj_begin(NULL);
 	if (tb[PRISM_ATTR_EP])
 		out_u64("ep", "ep", get_u32(tb, PRISM_ATTR_EP));
 	if (tb[PRISM_ATTR_PEER_MAC])
@@ -49,7 +43,6 @@ static int peer_cb(const struct nlmsghdr *nlh, void *data)
 	    put_counters("stats", tb[PRISM_ATTR_PEER_STATS], peer_stat_names,
 			 NR_PEER_STATS))
 		return -1;
-	out_obj_end();
 	return 0;
 }
 
@@ -117,7 +110,7 @@ static int do_peer(int argc, char **argv)
 		mnl_attr_put(nlh, PRISM_ATTR_PEER_MAC, sizeof(mac), mac);
 		mnl_attr_put_u32(nlh, PRISM_ATTR_PEER_EP, (uint32_t)kv[1].val);
 	}
-	return show_reply(nlh, peer_cb);
+	return show_reply(NULL, nlh, put_peer);
 }
 
 const struct cmd peer_cmds[] = {

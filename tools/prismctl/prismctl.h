@@ -179,14 +179,27 @@ extern const char *const stat_names[];	/* stats.c */
 /* The counters of nest as object key, member names names[0..n). */
 int put_counters(const char *key, const struct nlattr *nest,
 		 const char *const *names, int n);
-/* Send a show request; print its replies as one list (JSON: an array). */
-int show_reply(struct nlmsghdr *nlh, nl_cb_t cb);
+/*
+ * The members of one object of a reply (its attributes parsed into tb):
+ * 0, or -1 after printing a message.
+ */
+typedef int (*put_obj_t)(attrs_t tb);
+/*
+ * Send request nlh and print each reply as one object with members put;
+ * 0 or an exit status (errors reported).
+ */
+int talk_objs(struct nlmsghdr *nlh, put_obj_t put);
+/*
+ * Send a show request; print its replies as one list (JSON: an array,
+ * member key of the enclosing object unless NULL).
+ */
+int show_reply(const char *key, struct nlmsghdr *nlh, put_obj_t put);
 /*
  * "show [ep EP]" of objects that belong to endpoints: all of them, or
  * those of EP (one object when ep_is_object: the endpoint itself).
  */
 int show_by_ep(int argc, char **argv, uint8_t cmd, bool ep_is_object,
-	       nl_cb_t cb);
+	       put_obj_t put);
 
 /* region.c: the rkey (or "hidden"), the access rights of a region. */
 void put_rkey(attrs_t tb);

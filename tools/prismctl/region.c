@@ -40,14 +40,8 @@ void put_access(uint32_t acc)
 	out_strs("access", "access", names, n);
 }
 
-static int region_cb(const struct nlmsghdr *nlh, void *data)
+static int put_region(attrs_t tb)
 {
-	attrs_t tb;
-
-	(void)data;
-	if (parse_reply(nlh, tb))
-		return -1;
-	out_obj_begin(NULL);
 	out_u64("ep", "ep", get_u32(tb, PRISM_ATTR_EP));
 	if (tb[PRISM_ATTR_REGION_START])
 		out_hex("start", "start", get_u64(tb, PRISM_ATTR_REGION_START));
@@ -57,13 +51,13 @@ static int region_cb(const struct nlmsghdr *nlh, void *data)
 	put_access((uint32_t)get_u32(tb, PRISM_ATTR_REGION_ACCESS));
 	out_u64("pages", "pages", get_u64(tb, PRISM_ATTR_REGION_PAGES));
 	put_rkey(tb);
-	out_obj_end();
 	return 0;
 }
 
 static int do_region(int argc, char **argv)
 {
-	return show_by_ep(argc, argv, PRISM_CMD_REGION_GET, false, region_cb);
+	return show_by_ep(argc, argv, PRISM_CMD_REGION_GET, false,
+			  put_region);
 }
 
 const struct cmd region_cmds[] = {

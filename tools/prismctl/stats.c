@@ -41,21 +41,14 @@ static int stats_cb(const struct nlmsghdr *nlh, void *data)
 	return parse_counters(tb[PRISM_ATTR_STATS], c, NR_STATS);
 }
 
-static int stats_ep_cb(const struct nlmsghdr *nlh, void *data)
+static int put_stats_ep(attrs_t tb)
 {
-	attrs_t tb;
-
-	(void)data;
-	if (parse_reply(nlh, tb))
-		return -1;
-	out_obj_begin(NULL);
 	out_u64("ep", "ep", get_u32(tb, PRISM_ATTR_EP));
 	if (tb[PRISM_ATTR_IFNAME])
 		out_str("dev", "dev", mnl_attr_get_str(tb[PRISM_ATTR_IFNAME]));
 	if (tb[PRISM_ATTR_STATS] &&
 	    put_counters("stats", tb[PRISM_ATTR_STATS], stat_names, NR_STATS))
 		return -1;
-	out_obj_end();
 	return 0;
 }
 
@@ -87,12 +80,10 @@ static int do_stats(int argc, char **argv)
 		out_text("pinned_pages %" PRIu64 "\n", c[NR_STATS]);
 	}
 	if (opt.stats) {
-		out_arr_begin("endpoints");
 		nlh = nl_req(PRISM_CMD_ENDPOINT_GET, NLM_F_DUMP);
-		err = nl_talk(nlh, stats_ep_cb, NULL, &e);
+		err = show_reply("endpoints", nlh, put_stats_ep);
 		if (err)
-			return report(nlh, err, &e);
-		out_arr_end();
+			return err;
 	}
 	if (out_json())
 		out_obj_end();

@@ -297,16 +297,40 @@ int put_counters(const char *key, const struct nlattr *nest,
 	return 0;
 }
 
-/* Send a show request; print its replies as one list (JSON: an array). */
-int show_reply(struct nlmsghdr *nlh, nl_cb_t cb)
+/* nl_cb_t of talk_objs(): data points to the put_obj_t. */
+static int obj_cb(const struct nlmsghdr *nlh, void *data)
+{
+	put_obj_t put = *(put_obj_t *)data;
+	attrs_t tb;
+
+	if (parse_reply(nlh, tb))
+		return -1;
+	out_obj_begin(NULL);
+	if (put(tb))
+		return -1;
+	out_obj_end();
+	return 0;
+}
+
+int talk_objs(struct nlmsghdr *nlh, put_obj_t put)
 {
 	struct nl_err e;
 	int err;
 
-	out_arr_begin(NULL);
-	err = nl_talk(nlh, cb, NULL, &e);
+	err = nl_talk(nlh, obj_cb, &put, &e);
 	if (err)
 		return report(nlh, err, &e);
+	return 0;
+}
+
+int show_reply(const char *key, struct nlmsghdr *nlh, put_obj_t put)
+{
+	int err;
+
+	out_arr_begin(key);
+	err = talk_objs(nlh, put);
+	if (err)
+		return err;
 	out_arr_end();
 	return 0;
 }
@@ -316,7 +340,7 @@ int show_reply(struct nlmsghdr *nlh, nl_cb_t cb)
  * those of EP (one object when ep_is_object: the endpoint itself).
  */
 int show_by_ep(int argc, char **argv, uint8_t cmd, bool ep_is_object,
-		      nl_cb_t cb)
+	       put_obj_t put)
 {
 	struct kv kv[] = { { "ep", false, 0, false }, { NULL, false, 0, false } };
 	struct nlmsghdr *nlh;
@@ -330,5 +354,5 @@ int show_by_ep(int argc, char **argv, uint8_t cmd, bool ep_is_object,
 	nlh = nl_req(cmd, kv[0].seen && ep_is_object ? 0 : NLM_F_DUMP);
 	if (kv[0].seen)
 		mnl_attr_put_u32(nlh, PRISM_ATTR_EP, (uint32_t)kv[0].val);
-	return show_reply(nlh, cb);
+	return show_reply(NULL, nlh, put);
 }
