@@ -34,6 +34,8 @@
 set -u
 repo=$(cd "$(dirname "$0")/.." && pwd)
 . "$repo/tools/lib/hosts.sh"
+# shellcheck source=lib/wait.sh
+. "$repo/tools/lib/wait.sh"
 D=${PRISM_MH_DIR:?run by tools/vm/multi.sh}
 g=${PRISM_GUEST:?run by tools/vm/multi.sh}
 KVB=$repo/apps/kv/build
@@ -73,7 +75,6 @@ cleanup() {
 	rm -rf "$tmp"
 }
 trap cleanup EXIT
-cpu_ticks() { local f; read -ra f < "/proc/$1/stat" && echo $((f[13] + f[14])); }
 kvc() { timeout 60 "$KVB/kv" --if eth0 --info "$D/kv.info" "$@" 2>&1; }
 kv_of() { sed -n "s/.*\\b$2=\\([0-9]*\\).*/\\1/p" "$1"; }
 rs_infos="$D/rs0.info,$D/rs1.info,$D/rs2.info"

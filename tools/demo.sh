@@ -99,7 +99,6 @@ guest_cleanup() {
 # shellcheck source=lib/wait.sh
 . "$repo/tools/lib/wait.sh"
 
-cpu_ticks() { awk '{ print $14 + $15 }' "/proc/$1/stat"; }
 ctxt() { awk '/ctxt_switches/ { n += $2 } END { print n }' "/proc/$1/status"; }
 
 guest_main() {

@@ -26,7 +26,6 @@ OPS=${RS_OPS:-200}
 P=rs
 NHOSTS=8
 tmp=$(mktemp -d /tmp/rs-test.XXXXXX)
-loaded_here=0
 replica_pids=()
 client_pids=()
 
@@ -40,15 +39,12 @@ cleanup() {
 	done
 	wait 2>/dev/null
 	hosts_down $P $NHOSTS
-	[ "$loaded_here" = 1 ] && rmmod prism 2>/dev/null
+	prism_unload
 	[ "${RS_KEEP:-0}" = 1 ] || rm -rf "$tmp"
 }
 trap cleanup EXIT
 
-if [ ! -d /sys/module/prism ]; then
-	insmod "${PRISM_KO:?PRISM_KO must name prism.ko}" || bail "insmod failed"
-	loaded_here=1
-fi
+prism_load "${PRISM_KO:-}" || bail "insmod '${PRISM_KO:-}' failed (PRISM_KO must name prism.ko)"
 modprobe -q sch_netem 2>/dev/null
 for b in rs_replica rs_client rs_check; do
 	[ -x "$B/$b" ] || bail "$B/$b missing: make -C apps/rs"
