@@ -14,6 +14,9 @@
 #            hosts_down, host_exec, host_mac
 # module.sh  prism_load, prism_unload
 #
+# Not sourced here: demo_app.sh, the setup of the applications'
+# demo-guest.sh scripts (make demo), and c/, the C helper library.
+#
 # Each file's header documents its functions.  A script whose helper has
 # semantics of its own wraps the tap_ form (tap_ok, tap_check, ...) under
 # the short name after sourcing this.
