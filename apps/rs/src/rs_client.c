@@ -133,6 +133,8 @@ struct rs_client {
 	__u32			unlock_blk[RS_MAX_UNLOCKS];
 	__u8			unlock_rep[RS_MAX_UNLOCKS];
 	unsigned int		nunlock;
+	/* 1 << kind: its chains leave recycling out (too big with it) */
+	unsigned int		no_piggyback;
 	uint64_t		rng;
 	struct rs_stats		st;
 	int			debug;
@@ -214,7 +216,8 @@ static struct rs_chain *chain_begin(struct rs_client *c, unsigned int r,
 	ch->ud = (++c->chain_seq << 24) | ((__u64)(ch - c->chains) << 8) | r;
 	prism_chain_init(cb, c->cbuf, sizeof(c->cbuf), ch->ud);
 	prism_chain_set_timeout(cb, c->cfg.chain_timeout_ms);
-	if (rp->nrecycle >= RS_SEND_MIN || (kind == K_SEND && rp->nrecycle)) {
+	if (!(c->no_piggyback & (1u << kind)) &&
+	    (rp->nrecycle >= RS_SEND_MIN || (kind == K_SEND && rp->nrecycle))) {
 		unsigned int k = rp->nrecycle < RS_SEND_BATCH ? rp->nrecycle :
 								 RS_SEND_BATCH;
 
@@ -229,19 +232,29 @@ static struct rs_chain *chain_begin(struct rs_client *c, unsigned int r,
 	return ch;
 }
 
-
-/* Send a built chain; on failure it is dropped (and counted). */
+/*
+ * Send a built chain; on failure it is dropped (and counted), except when
+ * only the recycling piggybacked on it made it too big for one frame
+ * (large blocks): then chains of its kind go without recycling from now on
+ * and -EAGAIN asks the caller to build it again.
+ */
 static int chain_queue(struct rs_client *c, struct rs_chain *ch,
 		       struct prism_chain_buf *cb)
 {
 	struct rs_rep *rp = &c->rep[ch->rep];
 	int err = prism_submit(rp->fd, &rp->dst, cb);
+	unsigned int kbit = 1u << ch->kind;
 
-	if (err) {
+	if (err == -EMSGSIZE && ch->nsend && !(c->no_piggyback & kbit)) {
+		c->no_piggyback |= kbit;
+		err = -EAGAIN;
+	} else if (err) {
 		/* E.g. ENOBUFS: this replica's window is full of stuck chains. */
+		c->st.chain_errors++;
+	}
+	if (err) {
 		chain_unsent(c, ch);
 		chain_put(c, ch);
-		c->st.chain_errors++;
 		return err;
 	}
 	rp->inflight++;
@@ -320,6 +333,23 @@ static int build(struct rs_client *c, const struct rs_round *rd, unsigned int r,
 	}
 	*chp = ch;
 	return 0;
+}
+
+/* Build and send the chain of round rd for replica r: 0 or -errno. */
+static int send_chain(struct rs_client *c, const struct rs_round *rd,
+		      unsigned int r)
+{
+	struct prism_chain_buf cb;
+	struct rs_chain *ch;
+	int err, tries = 2;
+
+	do {
+		err = build(c, rd, r, &cb, &ch);
+		if (err)
+			return err;
+		err = chain_queue(c, ch, &cb);
+	} while (err == -EAGAIN && --tries);
+	return err;
 }
 
 /* Process the results of a chain that ran (chain status OK). */
@@ -473,13 +503,11 @@ static void handle_event(struct rs_client *c, const struct rs_event *ev)
 /* Send rd's chains outside any round; completions are handled later. */
 static void fire(struct rs_client *c, const struct rs_round *rd)
 {
-	struct prism_chain_buf cb;
-	struct rs_chain *ch;
 	unsigned int r;
 
 	for (r = 0; r < c->n; r++)
-		if (rd->kind[r] && !build(c, rd, r, &cb, &ch))
-			chain_queue(c, ch, &cb);
+		if (rd->kind[r])
+			send_chain(c, rd, r);
 }
 
 /* Release locks acquired by chains that completed after their round. */
@@ -546,20 +574,13 @@ static int reap(struct rs_client *c, int timeout_ms)
 static int run_round(struct rs_client *c, const struct rs_round *rd,
 		     unsigned int need, long long deadline)
 {
-	struct prism_chain_buf cb;
 	unsigned int r, ok, pending;
-	struct rs_chain *ch;
-	int err;
 
 	c->round = ++c->round_seq;
 	for (r = 0; r < c->n; r++) {
 		c->reply[r].state = RP_IDLE;
-		if (!rd->kind[r])
-			continue;
-		if (build(c, rd, r, &cb, &ch))
-			continue;	/* replica saturated: treat as silent */
-		err = chain_queue(c, ch, &cb);
-		if (!err)
+		/* Not sent (e.g. replica saturated): treat it as silent. */
+		if (rd->kind[r] && !send_chain(c, rd, r))
 			c->reply[r].state = RP_PENDING;
 	}
 	for (;;) {
