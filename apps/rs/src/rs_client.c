@@ -49,555 +49,18 @@
  */
 #define _GNU_SOURCE
 #include <errno.h>
-#include <poll.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/socket.h>
 #include <time.h>
 #include <unistd.h>
 
-#include "rs.h"
-
-#define RS_SLOTS		512	/* chains tracked in flight */
-#define RS_REP_MAX_INFLIGHT	32	/* per replica; beyond it, skip it */
-#define RS_REP_HARD_INFLIGHT	48	/* also for unlocks and recycling */
-#define RS_RECYCLE_MAX		1024
-#define RS_SEND_BATCH		32	/* addresses per piggybacked SEND */
-/* Piggyback only from this many: each SEND wakes the replica process. */
-#define RS_SEND_MIN		16
-#define RS_MAX_UNLOCKS		64
-
-enum rs_kind {
-	K_READ = 1,	/* ABD read phase */
-	K_QUERY,	/* ABD tag query of a PUT */
-	K_WRITE,	/* ABD write phase */
-	K_LOCK,		/* lock + read */
-	K_LWRITE,	/* fence + write + unlock */
-	K_UNLOCK,
-	K_SEND,		/* recycling only */
-};
-
-/* Reply state of one replica in the current round. */
-enum { RP_IDLE, RP_PENDING, RP_OK, RP_FAILED };
-
-struct rs_chain {
-	__u64	ud;
-	__u64	round;
-	__u64	lockval;		/* K_LOCK/K_LWRITE/K_UNLOCK */
-	__u64	send[RS_SEND_BATCH];	/* piggybacked recycled buffers */
-	__u32	blk;
-	int	next_free;
-	__u8	used, kind, rep, base, nsend;
-};
-
-struct rs_rep {
-	int			fd;		/* socket for this replica only */
-	struct sockaddr_prism	dst;
-	struct rs_info		info;
-	unsigned int		inflight;
-	__u64			lock_expect;	/* stale lock value to break, or 0 */
-	__u32			lock_expect_blk;	/* ... on this block */
-	unsigned int		nrecycle;
-	__u64			recycle[RS_RECYCLE_MAX];
-};
-
-struct rs_reply {
-	int		state;
-	__u64		tag;
-	__u64		old;		/* K_LOCK: lock word found */
-	unsigned char	val[RS_MAX_BSIZE];
-};
-
-/* What a round sends; kind per replica (lock-mode GET mixes two). */
-struct rs_round {
-	__u8			kind[RS_MAX_REPLICAS];
-	__u32			blk;
-	__u64			tag;
-	const unsigned char	*val;
-	__u64			lv;
-};
-
-struct rs_client {
-	struct rs_config	cfg;
-	unsigned int		n, quorum;
-	__u32			bsize;
-	struct rs_rep		rep[RS_MAX_REPLICAS];
-	struct rs_reply		reply[RS_MAX_REPLICAS];
-	struct rs_chain		chains[RS_SLOTS];
-	int			free_chain;
-	__u64			round;		/* active round, 0: none */
-	__u64			round_seq;
-	__u64			chain_seq;
-	__u64			unlock_lv[RS_MAX_UNLOCKS];
-	__u32			unlock_blk[RS_MAX_UNLOCKS];
-	__u8			unlock_rep[RS_MAX_UNLOCKS];
-	unsigned int		nunlock;
-	/* 1 << kind: its chains leave recycling out (too big with it) */
-	unsigned int		no_piggyback;
-	uint64_t		rng;
-	struct rs_stats		st;
-	int			debug;
-	_Alignas(8) unsigned char cbuf[2048];
-	_Alignas(8) unsigned char rbuf[4096];	/* one received message */
-	unsigned char		tagval[8 + RS_MAX_BSIZE];
-};
+#include "rs_int.h"
 
 static __u64 rnd(struct rs_client *c)
 {
 	/* backoff jitter only */
 	return pu_rng_next(&c->rng);
-}
-
-static long long now_ms(void)
-{
-	return (long long)(pu_now_ns() / 1000000);
-}
-
-static void recycle_add(struct rs_rep *rp, __u64 addr)
-{
-	/* Overflow only happens for a dead replica: leaking is harmless. */
-	if (addr && rp->nrecycle < RS_RECYCLE_MAX)
-		rp->recycle[rp->nrecycle++] = addr;
-}
-
-static struct rs_chain *chain_get(struct rs_client *c)
-{
-	struct rs_chain *ch;
-
-	if (c->free_chain < 0)
-		return NULL;
-	ch = &c->chains[c->free_chain];
-	c->free_chain = ch->next_free;
-	memset(ch, 0, sizeof(*ch));
-	ch->used = 1;
-	return ch;
-}
-
-static void chain_put(struct rs_client *c, struct rs_chain *ch)
-{
-	ch->used = 0;
-	ch->next_free = c->free_chain;
-	c->free_chain = (int)(ch - c->chains);
-}
-
-/* The chain did not run: its recycled addresses go back on the list. */
-static void chain_unsent(struct rs_client *c, struct rs_chain *ch)
-{
-	unsigned int i;
-
-	for (i = 0; i < ch->nsend; i++)
-		recycle_add(&c->rep[ch->rep], ch->send[i]);
-	ch->nsend = 0;
-}
-
-/*
- * Start a chain of kind for replica r in c->cbuf, piggybacking recycled
- * buffers (SEND first, so op indices of the real work shift by base).
- */
-static struct rs_chain *chain_begin(struct rs_client *c, unsigned int r,
-				    __u8 kind, struct prism_chain_buf *cb)
-{
-	struct rs_rep *rp = &c->rep[r];
-	unsigned int cap = kind == K_LOCK || kind == K_READ || kind == K_QUERY ||
-			   kind == K_WRITE ? RS_REP_MAX_INFLIGHT : RS_REP_HARD_INFLIGHT;
-	unsigned char data[RS_SEND_BATCH * 8];
-	struct rs_chain *ch;
-	unsigned int i;
-
-	if (rp->inflight >= cap)
-		return NULL;
-	ch = chain_get(c);
-	if (!ch)
-		return NULL;
-	ch->kind = kind;
-	ch->rep = (__u8)r;
-	ch->round = c->round;
-	ch->ud = (++c->chain_seq << 24) | ((__u64)(ch - c->chains) << 8) | r;
-	prism_chain_init(cb, c->cbuf, sizeof(c->cbuf), ch->ud);
-	prism_chain_set_timeout(cb, c->cfg.chain_timeout_ms);
-	if (!(c->no_piggyback & (1u << kind)) &&
-	    (rp->nrecycle >= RS_SEND_MIN || (kind == K_SEND && rp->nrecycle))) {
-		unsigned int k = rp->nrecycle < RS_SEND_BATCH ? rp->nrecycle :
-								 RS_SEND_BATCH;
-
-		for (i = 0; i < k; i++) {
-			ch->send[i] = rp->recycle[--rp->nrecycle];
-			prism_put_le64(data + 8 * i, ch->send[i]);
-		}
-		ch->nsend = (__u8)k;
-		ch->base = 1;
-		prism_prep_send(cb, data, 8 * k);
-	}
-	return ch;
-}
-
-/*
- * Send a built chain; on failure it is dropped (and counted), except when
- * only the recycling piggybacked on it made it too big for one frame
- * (large blocks): then chains of its kind go without recycling from now on
- * and -EAGAIN asks the caller to build it again.
- */
-static int chain_queue(struct rs_client *c, struct rs_chain *ch,
-		       struct prism_chain_buf *cb)
-{
-	struct rs_rep *rp = &c->rep[ch->rep];
-	int err = prism_submit(rp->fd, &rp->dst, cb);
-	unsigned int kbit = 1u << ch->kind;
-
-	if (err == -EMSGSIZE && ch->nsend && !(c->no_piggyback & kbit)) {
-		c->no_piggyback |= kbit;
-		err = -EAGAIN;
-	} else if (err) {
-		/* E.g. ENOBUFS: this replica's window is full of stuck chains. */
-		c->st.chain_errors++;
-	}
-	if (err) {
-		chain_unsent(c, ch);
-		chain_put(c, ch);
-		return err;
-	}
-	rp->inflight++;
-	return 0;
-}
-
-/* Build the chain of round rd for replica r. */
-static int build(struct rs_client *c, const struct rs_round *rd, unsigned int r,
-		 struct prism_chain_buf *cb, struct rs_chain **chp)
-{
-	const struct rs_info *ri = &c->rep[r].info;
-	__u64 meta = ri->meta + (__u64)rd->blk * 16;
-	__u64 slot = ri->locks + (__u64)rd->blk * rs_lock_stride(ri->bsize);
-	unsigned char cmask[16], tagle[8];
-	__u8 kind = rd->kind[r];
-	struct prism_op *op;
-	struct rs_chain *ch;
-
-	*chp = NULL;
-	ch = chain_begin(c, r, kind, cb);
-	if (!ch)
-		return -EBUSY;
-	ch->lockval = rd->lv;
-	ch->blk = rd->blk;
-	switch (kind) {
-	case K_READ:
-		prism_prep_read_indirect(cb, ri->rkey, meta, 8 + c->bsize);
-		break;
-	case K_QUERY:
-		prism_prep_read(cb, ri->rkey, meta, 16);
-		break;
-	case K_WRITE:
-		prism_put_le64(tagle, rd->tag);
-		op = prism_prep_write(cb, ri->rkey, 8, tagle, 8);
-		prism_op_set_addr_scratch(cb, op);
-		prism_put_le64(c->tagval, rd->tag);
-		memcpy(c->tagval + 8, rd->val, c->bsize);
-		op = prism_prep_alloc(cb, ri->rkey, ri->fl, c->tagval, 8 + c->bsize);
-		prism_op_set_redirect_scratch(cb, op, 0);
-		/* Compare only the tag half: new tag > current tag. */
-		memset(cmask, 0, 8);
-		memset(cmask + 8, 0xff, 8);
-		op = prism_prep_cas_ex(cb, ri->rkey, meta, 16, PRISM_CAS_GT, 0,
-				       NULL, 0, NULL, 0, cmask, NULL);
-		prism_op_set_arg_scratch(cb, op);
-		prism_op_set_conditional(cb, op);
-		op = prism_prep_read(cb, ri->rkey, 0, 8);
-		prism_op_set_addr_scratch(cb, op);
-		break;
-	case K_LOCK:
-		prism_prep_cas_u64(cb, ri->rkey, slot, PRISM_CAS_EQ,
-				   c->rep[r].lock_expect_blk == rd->blk ?
-				   c->rep[r].lock_expect : 0, rd->lv);
-		op = prism_prep_read(cb, ri->rkey, slot + 8, 8 + c->bsize);
-		prism_op_set_conditional(cb, op);
-		break;
-	case K_LWRITE:
-		prism_prep_cas_u64(cb, ri->rkey, slot, PRISM_CAS_EQ, rd->lv, rd->lv);
-		prism_put_le64(c->tagval, rd->tag);
-		memcpy(c->tagval + 8, rd->val, c->bsize);
-		op = prism_prep_write(cb, ri->rkey, slot + 8, c->tagval, 8 + c->bsize);
-		prism_op_set_conditional(cb, op);
-		op = prism_prep_cas_u64(cb, ri->rkey, slot, PRISM_CAS_EQ, rd->lv, 0);
-		prism_op_set_conditional(cb, op);
-		break;
-	case K_UNLOCK:
-		prism_prep_cas_u64(cb, ri->rkey, slot, PRISM_CAS_EQ, rd->lv, 0);
-		break;
-	case K_SEND:
-		break;
-	}
-	if (prism_chain_error(cb) || !prism_chain_nops(cb)) {
-		chain_unsent(c, ch);
-		chain_put(c, ch);
-		return prism_chain_error(cb) ? prism_chain_error(cb) : -EINVAL;
-	}
-	*chp = ch;
-	return 0;
-}
-
-/* Build and send the chain of round rd for replica r: 0 or -errno. */
-static int send_chain(struct rs_client *c, const struct rs_round *rd,
-		      unsigned int r)
-{
-	struct prism_chain_buf cb;
-	struct rs_chain *ch;
-	int err, tries = 2;
-
-	do {
-		err = build(c, rd, r, &cb, &ch);
-		if (err)
-			return err;
-		err = chain_queue(c, ch, &cb);
-	} while (err == -EAGAIN && --tries);
-	return err;
-}
-
-/* Process the results of a chain that ran (chain status OK). */
-static void chain_done_ok(struct rs_client *c, struct rs_chain *ch,
-			  const struct prism_msg *m, struct rs_reply *rep)
-{
-	struct rs_rep *rp = &c->rep[ch->rep];
-	unsigned int b = ch->base, i;
-	const unsigned char *d;
-	int s0, s2;
-	__u32 len;
-	__u64 v;
-
-	if (ch->nsend) {
-		if (prism_msg_op_status(m, 0) == PRISM_S_OK)
-			c->st.recycled += ch->nsend;
-		else
-			chain_unsent(c, ch);
-	}
-	s0 = prism_msg_op_status(m, b);
-	switch (ch->kind) {
-	case K_READ:
-		d = prism_msg_data(m, b, &len);
-		if (s0 == PRISM_S_OK && d && len == 8 + c->bsize && rep) {
-			rep->tag = prism_get_le64(d);
-			memcpy(rep->val, d + 8, c->bsize);
-			rep->state = RP_OK;
-		}
-		break;
-	case K_QUERY:
-		d = prism_msg_data(m, b, &len);
-		if (s0 == PRISM_S_OK && d && len == 16 && rep) {
-			rep->tag = prism_get_le64(d + 8);
-			rep->state = RP_OK;
-		}
-		break;
-	case K_WRITE:
-		s2 = prism_msg_op_status(m, b + 2);
-		d = prism_msg_data(m, b + 2, &len);
-		if (s2 == PRISM_S_OK && d && len == 16) {
-			/* We replaced the old buffer: it is garbage now. */
-			recycle_add(rp, prism_get_le64(d));
-		} else if (s2 == PRISM_S_CMP_FAILED &&
-			   !prism_msg_u64(m, b + 3, &v)) {
-			/* A newer tag won: our fresh buffer was never published. */
-			recycle_add(rp, v);
-			c->st.cas_lost++;
-		}
-		if (rep && (s2 == PRISM_S_OK || s2 == PRISM_S_CMP_FAILED))
-			rep->state = RP_OK;
-		break;
-	case K_LOCK:
-		if (s0 == PRISM_S_OK) {
-			d = prism_msg_data(m, b + 1, &len);
-			if (rep && prism_msg_op_status(m, b + 1) == PRISM_S_OK &&
-			    d && len == 8 + c->bsize) {
-				rep->tag = prism_get_le64(d);
-				memcpy(rep->val, d + 8, c->bsize);
-				rep->state = RP_OK;
-			} else if (c->nunlock < RS_MAX_UNLOCKS) {
-				/* Acquired too late (or unreadable): release. */
-				c->unlock_rep[c->nunlock] = ch->rep;
-				c->unlock_blk[c->nunlock] = ch->blk;
-				c->unlock_lv[c->nunlock++] = ch->lockval;
-			}
-			if (rp->lock_expect && rp->lock_expect_blk == ch->blk)
-				c->st.lock_breaks++;
-			rp->lock_expect = 0;
-		} else if (s0 == PRISM_S_CMP_FAILED && !prism_msg_u64(m, b, &v)) {
-			/* An expired lease may be broken by the next attempt. */
-			rp->lock_expect = (long long)(v >> RS_TAG_CID_BITS) < now_ms() ?
-					  v : 0;
-			rp->lock_expect_blk = ch->blk;
-			if (rep)
-				rep->old = v;
-		}
-		break;
-	case K_LWRITE:
-		for (i = 0; i < 3; i++)
-			if (prism_msg_op_status(m, b + i) != PRISM_S_OK)
-				break;
-		if (rep && i == 3)
-			rep->state = RP_OK;
-		break;
-	case K_UNLOCK:
-		if (rep && s0 == PRISM_S_OK)
-			rep->state = RP_OK;
-		break;
-	}
-}
-
-/* A completion (res 0, msg set) or a failed send (res < 0). */
-struct rs_event {
-	int			res;
-	__u64			user_data;
-	const struct prism_msg	*msg;
-};
-
-/* RS_DEBUG=1: one line per completed chain on stderr. */
-static void debug_chain(const struct rs_client *c, const struct rs_chain *ch,
-			const struct rs_event *ev, int status)
-{
-	unsigned int i;
-
-	fprintf(stderr, "rs[%u] chain kind=%u rep=%u round=%llu/%llu res=%d status=%s ops:",
-		c->cfg.client_id, ch->kind, ch->rep, (unsigned long long)ch->round,
-		(unsigned long long)c->round, ev->res,
-		status < 0 ? "-" : prism_status_str(status));
-	for (i = 0; ev->msg && i < ev->msg->nops; i++)
-		fprintf(stderr, " %s", prism_status_str(prism_msg_op_status(ev->msg, i)));
-	fprintf(stderr, "\n");
-}
-
-static void handle_event(struct rs_client *c, const struct rs_event *ev)
-{
-	unsigned int idx = (unsigned int)((ev->user_data >> 8) & 0xffff);
-	struct rs_reply *rep = NULL;
-	struct rs_chain *ch;
-	int status;
-
-	if (!ev->user_data || idx >= RS_SLOTS)
-		return;
-	ch = &c->chains[idx];
-	if (!ch->used || ch->ud != ev->user_data)
-		return;
-	if (c->rep[ch->rep].inflight)
-		c->rep[ch->rep].inflight--;
-	/* Only chains of the active round still feed an operation. */
-	if (c->round && ch->round == c->round)
-		rep = &c->reply[ch->rep];
-	status = ev->res < 0 || !ev->msg ? -1 : ev->msg->status;
-	if (c->debug)
-		debug_chain(c, ch, ev, status);
-	if (status == PRISM_S_OK) {
-		chain_done_ok(c, ch, ev->msg, rep);
-	} else {
-		c->st.chain_errors++;
-		/*
-		 * Refused chains did not run: resend their recycling.  After
-		 * TIMEOUT/NETDOWN/ABORTED the outcome is unknown: leak.
-		 */
-		if (status < 0 || status == PRISM_S_NACK ||
-		    status == PRISM_S_INVALID || status == PRISM_S_TOO_BIG)
-			chain_unsent(c, ch);
-	}
-	if (rep && rep->state == RP_PENDING)
-		rep->state = RP_FAILED;
-	chain_put(c, ch);
-}
-
-/* Send rd's chains outside any round; completions are handled later. */
-static void fire(struct rs_client *c, const struct rs_round *rd)
-{
-	unsigned int r;
-
-	for (r = 0; r < c->n; r++)
-		if (rd->kind[r])
-			send_chain(c, rd, r);
-}
-
-/* Release locks acquired by chains that completed after their round. */
-static void flush_unlocks(struct rs_client *c)
-{
-	struct rs_round rd;
-	unsigned int i, k = c->nunlock;
-
-	c->nunlock = 0;
-	for (i = 0; i < k; i++) {
-		memset(&rd, 0, sizeof(rd));
-		rd.kind[c->unlock_rep[i]] = K_UNLOCK;
-		rd.blk = c->unlock_blk[i];
-		rd.lv = c->unlock_lv[i];
-		fire(c, &rd);
-	}
-}
-
-/*
- * Wait up to timeout_ms for completions on any replica socket and handle
- * all that are there.  Returns the number handled or -errno.
- */
-static int reap(struct rs_client *c, int timeout_ms)
-{
-	struct pollfd pfd[RS_MAX_REPLICAS];
-	struct rs_event ev;
-	unsigned int r;
-	int n, handled = 0;
-	ssize_t len;
-
-	for (r = 0; r < c->n; r++) {
-		pfd[r].fd = c->rep[r].fd;
-		pfd[r].events = POLLIN;
-		pfd[r].revents = 0;
-	}
-	n = poll(pfd, c->n, timeout_ms);
-	if (n < 0)
-		return errno == EINTR ? 0 : -errno;
-	for (r = 0; r < c->n; r++) {
-		if (!(pfd[r].revents & POLLIN))
-			continue;
-		for (;;) {
-			len = prism_wait_from(c->rep[r].fd, c->rbuf, sizeof(c->rbuf),
-					      NULL, MSG_DONTWAIT);
-			if (len < 0)
-				break;	/* EAGAIN: drained; malformed: dropped */
-			ev.msg = (const struct prism_msg *)(const void *)c->rbuf;
-			if (!prism_msg_is_completion(ev.msg))
-				continue;
-			ev.res = 0;
-			ev.user_data = ev.msg->user_data;
-			handle_event(c, &ev);
-			handled++;
-		}
-	}
-	return handled;
-}
-
-/*
- * Run one round: send rd's chain to every replica with a kind, wait until
- * need of them count as successes or that became impossible.  Returns the
- * number of successes (replies in c->reply[] with state RP_OK).
- */
-static int run_round(struct rs_client *c, const struct rs_round *rd,
-		     unsigned int need, long long deadline)
-{
-	unsigned int r, ok, pending;
-
-	c->round = ++c->round_seq;
-	for (r = 0; r < c->n; r++) {
-		c->reply[r].state = RP_IDLE;
-		/* Not sent (e.g. replica saturated): treat it as silent. */
-		if (rd->kind[r] && !send_chain(c, rd, r))
-			c->reply[r].state = RP_PENDING;
-	}
-	for (;;) {
-		long long left = deadline - now_ms();
-
-		ok = pending = 0;
-		for (r = 0; r < c->n; r++) {
-			ok += c->reply[r].state == RP_OK;
-			pending += c->reply[r].state == RP_PENDING;
-		}
-		if (ok >= need || ok + pending < need || left <= 0)
-			break;
-		if (reap(c, (int)left) < 0)
-			break;
-	}
-	c->round = 0;
-	return (int)ok;
 }
 
 static unsigned int need_of(const struct rs_client *c)
@@ -629,7 +92,7 @@ static void all_kinds(const struct rs_client *c, struct rs_round *rd, __u8 kind)
 static int op_failed(struct rs_client *c, int err)
 {
 	c->st.failed++;
-	flush_unlocks(c);
+	rs_flush_unlocks(c);
 	return err;
 }
 
@@ -645,7 +108,7 @@ static int abd_get(struct rs_client *c, __u32 blk, void *val, long long deadline
 	memset(&rd, 0, sizeof(rd));
 	all_kinds(c, &rd, K_READ);
 	rd.blk = blk;
-	if (run_round(c, &rd, need_of(c), deadline) < (int)need_of(c))
+	if (rs_run_round(c, &rd, need_of(c), deadline) < (int)need_of(c))
 		return op_failed(c, -EIO);
 	b = max_reply(c);
 	tag = c->reply[b].tag;
@@ -663,7 +126,7 @@ static int abd_get(struct rs_client *c, __u32 blk, void *val, long long deadline
 		all_kinds(c, &rd, K_WRITE);
 		rd.tag = tag;
 		rd.val = best;
-		if (run_round(c, &rd, need_of(c), deadline) < (int)need_of(c))
+		if (rs_run_round(c, &rd, need_of(c), deadline) < (int)need_of(c))
 			return op_failed(c, -EIO);
 	}
 	memcpy(val, best, c->bsize);
@@ -679,13 +142,13 @@ static int abd_put(struct rs_client *c, __u32 blk, const void *val,
 	memset(&rd, 0, sizeof(rd));
 	all_kinds(c, &rd, K_QUERY);
 	rd.blk = blk;
-	if (run_round(c, &rd, need_of(c), deadline) < (int)need_of(c))
+	if (rs_run_round(c, &rd, need_of(c), deadline) < (int)need_of(c))
 		return op_failed(c, -EIO);
 	rd.tag = RS_TAG(RS_TAG_TS(c->reply[max_reply(c)].tag) + 1,
 			c->cfg.client_id);
 	all_kinds(c, &rd, K_WRITE);
 	rd.val = val;
-	if (run_round(c, &rd, need_of(c), deadline) < (int)need_of(c))
+	if (rs_run_round(c, &rd, need_of(c), deadline) < (int)need_of(c))
 		return op_failed(c, -EIO);
 	return 0;
 }
@@ -719,8 +182,8 @@ static int lock_op(struct rs_client *c, __u32 blk, void *get_val,
 	for (attempt = 0;; attempt++) {
 		all_kinds(c, &rd, K_LOCK);
 		rd.lv = RS_TAG(now_ms() + c->cfg.lease_ms, c->cfg.client_id);
-		got = run_round(c, &rd, need, deadline);
-		flush_unlocks(c);
+		got = rs_run_round(c, &rd, need, deadline);
+		rs_flush_unlocks(c);
 		if (got >= (int)need)
 			break;
 		/* Missed a majority: release what we got, back off, retry. */
@@ -730,7 +193,7 @@ static int lock_op(struct rs_client *c, __u32 blk, void *get_val,
 		for (r = 0; r < c->n; r++)
 			if (c->reply[r].state == RP_OK)
 				rel.kind[r] = K_UNLOCK;
-		fire(c, &rel);
+		rs_fire(c, &rel);
 		c->st.lock_retries++;
 		if (now_ms() >= deadline)
 			return op_failed(c, -ETIMEDOUT);
@@ -765,7 +228,7 @@ static int lock_op(struct rs_client *c, __u32 blk, void *get_val,
 			}
 		}
 	}
-	if (run_round(c, &rel, need, deadline) < (int)need)
+	if (rs_run_round(c, &rel, need, deadline) < (int)need)
 		return op_failed(c, -EIO);
 	if (get_val)
 		memcpy(get_val, best, c->bsize);
@@ -779,7 +242,7 @@ int rs_get(struct rs_client *c, __u32 block, void *val)
 	if (block >= c->rep[0].info.blocks)
 		return -EINVAL;
 	c->st.gets++;
-	flush_unlocks(c);
+	rs_flush_unlocks(c);
 	if (c->cfg.mode == RS_MODE_LOCK)
 		return lock_op(c, block, val, NULL, deadline);
 	return abd_get(c, block, val, deadline);
@@ -792,7 +255,7 @@ int rs_put(struct rs_client *c, __u32 block, const void *val)
 	if (block >= c->rep[0].info.blocks)
 		return -EINVAL;
 	c->st.puts++;
-	flush_unlocks(c);
+	rs_flush_unlocks(c);
 	if (c->cfg.mode == RS_MODE_LOCK)
 		return lock_op(c, block, NULL, val, deadline);
 	return abd_put(c, block, val, deadline);
@@ -867,7 +330,7 @@ void rs_client_drain(struct rs_client *c)
 
 	/* Let late chains finish, so their buffers are recycled too. */
 	deadline = now_ms() + c->cfg.chain_timeout_ms + 500;
-	flush_unlocks(c);
+	rs_flush_unlocks(c);
 	for (;;) {
 		unsigned int busy = 0, left = 0;
 
@@ -882,10 +345,10 @@ void rs_client_drain(struct rs_client *c)
 			for (r = 0; r < c->n; r++)
 				if (c->rep[r].nrecycle)
 					rd.kind[r] = K_SEND;
-			fire(c, &rd);
+			rs_fire(c, &rd);
 		}
-		reap(c, 100);
-		flush_unlocks(c);
+		rs_reap(c, 100);
+		rs_flush_unlocks(c);
 	}
 }
 
