@@ -11,7 +11,6 @@
  */
 #define _GNU_SOURCE
 #include <errno.h>
-#include <getopt.h>
 #include <poll.h>
 #include <signal.h>
 #include <stdio.h>
@@ -39,13 +38,16 @@ static void die(const char *what, int err)
 
 int main(int argc, char **argv)
 {
-	static const struct option opts[] = {
-		{ "blocks", required_argument, NULL, 'n' },
-		{ "bsize", required_argument, NULL, 'b' },
-		{ "bufs", required_argument, NULL, 'm' },
-		{ NULL, 0, NULL, 0 },
-	};
 	__u32 blocks = 1024, bsize = RS_DEFAULT_BSIZE, nbufs = 0, i, bufsz;
+	const struct pu_opt opts[] = {
+		PU_OPT("blocks", blocks, "N", "blocks (default 1024)"),
+		PU_OPT("bsize", bsize, "B", "value bytes per block, a multiple of 8 up to 1024 (default 512)"),
+		PU_OPT("bufs", nbufs, "M", "buffers, more than --blocks (default blocks + 8192)"),
+		PU_OPT_END,
+	};
+	const char *synopsis = "rs_replica IFNAME EP INFOFILE [options]";
+	_Static_assert(RS_MAX_BSIZE == 1024 && RS_DEFAULT_BSIZE == 512,
+		       "the --bsize help names them");
 	_Alignas(8) unsigned char msg[2048];
 	unsigned long long posted = 0, rejected = 0;
 	struct sockaddr_prism me, src;
@@ -55,30 +57,14 @@ int main(int argc, char **argv)
 	struct rs_info ri;
 	unsigned char *mem;
 	char line[512];
-	int fd, err, o;
+	int fd, err, argi;
 
-	while ((o = getopt_long(argc, argv, "", opts, NULL)) != -1) {
-		switch (o) {
-		case 'n':
-			blocks = (__u32)strtoul(optarg, NULL, 0);
-			break;
-		case 'b':
-			bsize = (__u32)strtoul(optarg, NULL, 0);
-			break;
-		case 'm':
-			nbufs = (__u32)strtoul(optarg, NULL, 0);
-			break;
-		default:
-			return 2;
-		}
-	}
-	if (argc - optind != 3 || !blocks || !bsize || bsize > RS_MAX_BSIZE ||
-	    (bsize & 7)) {
-		fprintf(stderr, "usage: %s IFNAME EP INFOFILE [--blocks N] "
-			"[--bsize B (multiple of 8, <= %u)] [--bufs M]\n",
-			argv[0], RS_MAX_BSIZE);
+	argi = pu_parse_opts(argc, argv, opts, synopsis);
+	if (argi < 0)
 		return 2;
-	}
+	if (argc - argi != 3 || !blocks || !bsize || bsize > RS_MAX_BSIZE ||
+	    (bsize & 7))
+		return pu_opts_usage(opts, synopsis);
 	if (!nbufs)
 		nbufs = blocks + 8192;
 	if (nbufs <= blocks)
@@ -99,7 +85,7 @@ int main(int argc, char **argv)
 	sigprocmask(SIG_BLOCK, &block, &waitmask);
 	sigdelset(&waitmask, SIGTERM);
 	sigdelset(&waitmask, SIGINT);
-	fd = prism_open(argv[optind], 0, (__u32)strtoul(argv[optind + 1], NULL, 0));
+	fd = prism_open(argv[argi], 0, (__u32)strtoul(argv[argi + 1], NULL, 0));
 	if (fd < 0)
 		die("prism_open", fd);
 	/* Clients send buffer recycling as SEND-only chains. */
@@ -152,7 +138,7 @@ int main(int argc, char **argv)
 	ri.bsize = bsize;
 	if (rs_info_format(&ri, line, sizeof(line)) < 0)
 		die("info line", ENOSPC);
-	err = pu_write_atomic(argv[optind + 2], line);
+	err = pu_write_atomic(argv[argi + 2], line);
 	if (err)
 		die("write info file", err);
 	fprintf(stderr, "rs_replica: %s", line);
