@@ -116,19 +116,12 @@ wait_until() {
 }
 
 wait_exit() {
-	local itv=0.02 pid now end
+	local itv=0.02
 	[ "$1" = -i ] && { itv=$2; shift 2; }
-	pid=$1
-	now_ms now
-	end=$((now + $2))
-	until proc_exited "$pid"; do
-		now_ms now
-		if [ "$now" -ge "$end" ]; then
-			kill -9 "$pid" 2>/dev/null
-			wait "$pid" 2>/dev/null
-			return 124
-		fi
-		snooze "$itv"
-	done
-	wait "$pid"
+	if ! _wait_poll "$itv" "$2" "" proc_exited "$1"; then
+		kill -9 "$1" 2>/dev/null
+		wait "$1" 2>/dev/null
+		return 124
+	fi
+	wait "$1"
 }
