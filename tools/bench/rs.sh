@@ -46,8 +46,7 @@ fail() { echo "bench-rs: $*" >&2; exit 1; }
 for b in rs_replica rs_client rs_check; do
 	[ -x "$B/$b" ] || fail "$B/$b missing: run 'make -C apps/rs' on the host"
 done
-prism_load "${PRISM_KO:-}" ||
-	fail "insmod '${PRISM_KO:-}' failed (PRISM_KO must name prism.ko)"
+prism_load "${PRISM_KO:-}" || fail "cannot load the module"
 mkdir -p "$out"
 hosts_down $P $NH
 hosts_up $P $NH || fail "hosts_up"

@@ -23,7 +23,6 @@ NHOSTS=5
 . "$repo/tools/lib/prism_lib.sh"
 
 work=$(mktemp -d /tmp/kv-test.XXXXXX)
-loaded=0
 declare -A server_pid
 
 tap_header
@@ -49,7 +48,7 @@ cleanup() {
 		stop_server "$name"
 	done
 	hosts_down $P $NHOSTS
-	[ "$loaded" = 1 ] && rmmod prism 2>/dev/null
+	prism_unload
 	rm -rf "$work"
 }
 trap cleanup EXIT
@@ -99,10 +98,7 @@ kvcheck_3() {
 for b in kv-server kv kv-check; do
 	[ -x "$B/$b" ] || bail "$B/$b missing: run 'make -C apps/kv' on the host"
 done
-if [ ! -d /sys/module/prism ]; then
-	prism_load "$KO" || bail "insmod $KO failed"
-	loaded=1
-fi
+prism_load "$KO" || bail "cannot load the module"
 hosts_down $P $NHOSTS
 hosts_up $P $NHOSTS || bail "cannot create network namespaces"
 

@@ -44,7 +44,7 @@ cleanup() {
 }
 trap cleanup EXIT
 
-prism_load "${PRISM_KO:-}" || bail "insmod '${PRISM_KO:-}' failed (PRISM_KO must name prism.ko)"
+prism_load "${PRISM_KO:-}" || bail "cannot load the module"
 modprobe -q sch_netem 2>/dev/null
 for b in rs_replica rs_client rs_check; do
 	[ -x "$B/$b" ] || bail "$B/$b missing: make -C apps/rs"
