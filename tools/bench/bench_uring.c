@@ -33,7 +33,7 @@
 #include <sys/time.h>
 #include <unistd.h>
 
-#include "bench_prism.h"
+#include "bench_util.h"
 
 #define VAL_SIZE	512u
 #define NVALS		64u

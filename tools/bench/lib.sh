@@ -1,8 +1,7 @@
 # SPDX-License-Identifier: MIT
 # shellcheck shell=bash
 # Shell helpers for the benchmarks run INSIDE the guest as root (indirect.sh,
-# uring.sh, kv.sh, uring-mech/mech.sh).  Source this file, then call
-# bench_begin.
+# uring.sh, kv.sh).  Source this file, then call bench_begin.
 #
 #   bench_begin NAME          messages as "NAME: ...", a temporary $work,
 #                             everything below undone on exit

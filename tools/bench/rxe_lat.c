@@ -49,7 +49,7 @@
 
 #include <infiniband/verbs.h>
 
-#include "bench_prism.h"
+#include "bench_util.h"
 
 #define VAL_SIZE	512u
 #define NVALS		64u
