@@ -80,11 +80,22 @@
  */
 #define PRISM_WINDOW		512
 /*
+ * Largest len of one READ, WRITE, ALLOC or SEND.  A chain or its answer
+ * larger than one frame is carried in segments of the interface's MTU and
+ * completes once, whole (prism(7), "Large operations").
+ */
+#define PRISM_MAX_OP_DATA	(1U << 20)
+/*
+ * A chain's inline data (WRITE, ALLOC, SEND, CAS values) is at most this,
+ * and so are its outputs (READ, CAS, ALLOC), each counted padded to 8 bytes.
+ */
+#define PRISM_MAX_CHAIN_DATA	(2U << 20)
+/*
  * Work bound of one chain: the sum of the lengths of its ops (bytes each op
  * may read, write or deliver) is at most this.  Longer chains are refused
  * (sendmsg: EINVAL; from the wire: INVALID, counted in over_budget).
  */
-#define PRISM_MAX_CHAIN_WORK	(256 << 10)
+#define PRISM_MAX_CHAIN_WORK	(4U << 20)
 /* Endpoint ids below this need CAP_NET_BIND_SERVICE to bind (like ports). */
 #define PRISM_EP_PRIVILEGED	1024
 /* Endpoint ids from here up are handed out by bind() with ep 0. */
@@ -343,7 +354,14 @@ struct prism_fl_post {
 	X(REPLIES_LIMITED,	replies_limited)	/* target: status answers not sent (rate limit) */ \
 	X(OVER_BUDGET,		over_budget)		/* target: chains refused for their work (bytes) */ \
 	X(RCVBUF_FULL,		rcvbuf_full)		/* client: sendmsg ENOBUFS, receive buffer full */ \
-	X(RESP_FORGED,		resp_forged)		/* client: responses with a wrong session, MAC or endpoint */
+	X(RESP_FORGED,		resp_forged)		/* client: responses with a wrong session, MAC or endpoint */ \
+	X(SEGS_SENT,		segs_sent)		/* segments of multi-frame chains and answers sent */ \
+	X(SEGS_RESENT,		segs_resent)		/* of them, sent again (reported missing or timed out) */ \
+	X(SEGS_RECEIVED,	segs_received)		/* segments stored in a reassembly */ \
+	X(SEGS_DROPPED,		segs_dropped)		/* segments dropped: duplicate, unknown chain, bad offset */ \
+	X(GRANTS_SENT,		grants_sent)		/* receiver: grants (window and missing segments) sent */ \
+	X(REASM_ACTIVE,		reasm_active)		/* gauge: multi-frame chains and answers being reassembled */ \
+	X(REASM_BYTES,		reasm_bytes)		/* gauge: bytes held for them */
 
 /*
  * Counters, per socket (PRISM_STATS) and per netns (/proc/net/prism): one
