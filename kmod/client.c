@@ -687,8 +687,7 @@ void prism_client_response(struct prism_sock *psk, struct sk_buff *skb,
 		return;
 	}
 	if (hdr->status == PRISM_S_OK &&
-	    !(req->rx ? prism_req_rx_whole(req, (const u8 *)(hdr + 1),
-					   body_len) :
+	    !(req->rx ? prism_req_rx_whole(req, skb, body_len) :
 			prism_fill_completion(req, (const u8 *)(hdr + 1),
 					      body_len))) {
 		xa_unlock_bh(&psk->reqs);

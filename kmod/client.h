@@ -77,7 +77,8 @@ u32 prism_completion_head(u8 nops);
 void prism_req_tx_first(struct prism_req *req, struct net_device *dev,
 			struct sk_buff_head *out);
 struct sk_buff *prism_req_probe(struct prism_req *req, struct net_device *dev);
-bool prism_req_rx_whole(struct prism_req *req, const u8 *body, u32 len);
+bool prism_req_rx_whole(struct prism_req *req, const struct sk_buff *skb,
+			u32 len);
 void prism_cskb_reset(struct sk_buff *skb);
 
 #endif /* _PRISM_CLIENT_H */

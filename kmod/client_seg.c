@@ -302,23 +302,35 @@ struct sk_buff *prism_req_probe(struct prism_req *req, struct net_device *dev)
 	return prism_req_grant(req, dev, PRISM_GRANT_PROBE);
 }
 
-/* Store bytes [off, off + len) of the answer body. */
+/*
+ * Store bytes [off, off + len) of the answer body, which are at skb_off in
+ * the frame skb (linear or not): the results aside, the outputs in place
+ * in the completion, one copy.
+ */
 static void prism_req_rx_store(struct prism_req *req, u32 off,
-			       const u8 *data, u32 len)
+			       const struct sk_buff *skb, u32 skb_off, u32 len)
 {
-	u32 res_bytes = req->nops * sizeof(struct prism_wres), n;
+	u32 res_bytes = req->nops * sizeof(struct prism_wres), n, done = 0;
+	struct skb_seq_state st;
+	const u8 *p;
 
 	if (off < res_bytes) {
 		n = min(len, res_bytes - off);
-		memcpy((u8 *)req->wres + off, data, n);
+		WARN_ON_ONCE(skb_copy_bits(skb, skb_off, (u8 *)req->wres + off,
+					   n));
 		off += n;
-		data += n;
+		skb_off += n;
 		len -= n;
 	}
-	if (len)
-		WARN_ON_ONCE(skb_store_bits(req->cskb,
-					    prism_completion_head(req->nops) +
-					    off - res_bytes, data, len));
+	if (!len)
+		return;
+	off += prism_completion_head(req->nops) - res_bytes;
+	skb_prepare_seq_read((struct sk_buff *)skb, skb_off, skb_off + len,
+			     &st);
+	while ((n = skb_seq_read(done, &p, &st))) {
+		WARN_ON_ONCE(skb_store_bits(req->cskb, off + done, p, n));
+		done += n;
+	}
 }
 
 /*
@@ -364,19 +376,20 @@ static bool prism_req_rx_finish(struct prism_req *req, u32 msg_len)
 /**
  * prism_req_rx_whole() - an answer that came in one RESP frame
  * @req: chain whose answer could have come in segments
- * @body: the RESP body
- * @len: bytes at @body
+ * @skb: the RESP frame
+ * @len: bytes of its body
  *
  * Context: Reqs lock held.
  * Return: true if the completion is built; false if the answer is invalid
  * (or segments of it arrived already).
  */
-bool prism_req_rx_whole(struct prism_req *req, const u8 *body, u32 len)
+bool prism_req_rx_whole(struct prism_req *req, const struct sk_buff *skb,
+			u32 len)
 {
 	if (req->rx_started || len > req->resp_cap ||
 	    len < req->nops * sizeof(struct prism_wres))
 		return false;
-	prism_req_rx_store(req, 0, body, len);
+	prism_req_rx_store(req, 0, skb, sizeof(struct prism_whdr), len);
 	return prism_req_rx_finish(req, len);
 }
 
@@ -428,7 +441,8 @@ static bool prism_req_rx_start(struct prism_req *req,
 /**
  * prism_client_seg() - a segment of the answer to a chain
  * @psk: socket bound to the frame's destination endpoint
- * @skb: the received frame (the caller keeps and frees it)
+ * @skb: the received frame, linear up to its segment header (the caller
+ *       keeps and frees it)
  * @hdr: its PRISM header (type PRISM_T_SEG, a &struct prism_wseg of
  *       direction PRISM_SEG_RESP in its body: checked by the receiver)
  * @src_mac: source MAC address of the frame
@@ -466,7 +480,7 @@ void prism_client_seg(struct prism_sock *psk, struct sk_buff *skb,
 		prism_stat_add(net, psk, PRISM_STAT_SEGS_DROPPED, 1);
 		return;
 	}
-	prism_req_rx_store(req, off, (const u8 *)(ws + 1), len);
+	prism_req_rx_store(req, off, skb, sizeof(*hdr) + sizeof(*ws), len);
 	req->progress = true;
 	if (prism_seg_rx_mark(req->rx, idx))
 		gskb = prism_req_grant(req, dev, 0);

@@ -185,10 +185,16 @@ static int prism_rcv(struct sk_buff *skb, struct net_device *dev,
 	skb = skb_share_check(skb, GFP_ATOMIC);
 	if (!skb)
 		return NET_RX_DROP;
-	/* The engine and the client parse a flat buffer. */
-	if (skb_linearize(skb))
+	if (!pskb_may_pull(skb, sizeof(*hdr)))
 		goto drop;
-	if (skb->len < sizeof(*hdr))
+	hdr = (const struct prism_whdr *)skb->data;
+	/*
+	 * The engine and the client parse a flat buffer; a segment's payload
+	 * is copied out of the frame wherever it lies.
+	 */
+	if (hdr->type == PRISM_T_SEG ?
+	    !pskb_may_pull(skb, sizeof(*hdr) + sizeof(struct prism_wseg)) :
+	    skb_linearize(skb))
 		goto drop;
 	hdr = (const struct prism_whdr *)skb->data;
 	body_len = ntohs(hdr->body_len);

@@ -9,6 +9,8 @@
 #include <linux/kernel.h>
 #include <linux/errno.h>
 #include <linux/export.h>
+#include <linux/mm.h>
+#include <linux/vmalloc.h>
 #include <linux/pkt_sched.h>
 #include <kunit/visibility.h>
 #include "prism_net.h"
@@ -369,13 +371,53 @@ u32 prism_seg_size(const struct net_device *dev)
 	return min(dev->mtu - hdrs, U16_MAX);
 }
 
+/*
+ * The page of byte p of a message in memory of the page allocator (a
+ * large kmalloc() block or vmalloc() memory), or NULL if p is slab memory,
+ * whose pages must not be lent to skbs.
+ */
+static struct page *prism_msg_page(const u8 *p)
+{
+	if (is_vmalloc_addr(p))
+		return vmalloc_to_page(p);
+	if (folio_test_slab(virt_to_folio(p)))
+		return NULL;
+	return virt_to_page(p);
+}
+
+/*
+ * Lend [data, data + len), page allocator memory of one allocation, to skb
+ * as page fragments (a page reference each): the frame is sent without
+ * copying it.
+ */
+static void prism_skb_lend(struct sk_buff *skb, const u8 *data, u32 len)
+{
+	struct page *page;
+	u32 off, n;
+
+	while (len) {
+		page = prism_msg_page(data);
+		off = offset_in_page(data);
+		n = min_t(u32, len, PAGE_SIZE - off);
+		get_page(page);
+		skb_fill_page_desc(skb, skb_shinfo(skb)->nr_frags, page, off, n);
+		skb->len += n;
+		skb->data_len += n;
+		skb->truesize += n;
+		data += n;
+		len -= n;
+	}
+}
+
 /**
  * prism_seg_frame() - a frame carrying one segment of a message
  * @dev: interface to send it on
  * @tmpl: header of the message's frames (eps, session, ids, nops, status)
  * @dir: &enum prism_seg_dir
  * @tx: the sender of the message
- * @msg: the message
+ * @msg: the message; when it is page allocator memory (a large kmalloc()
+ *       or vmalloc() block, which stays unchanged until freed) the frame
+ *       takes references to its pages instead of copying the bytes
  * @idx: the segment
  *
  * Context: Any context (GFP_ATOMIC).
@@ -387,12 +429,16 @@ struct sk_buff *prism_seg_frame(struct net_device *dev,
 				u32 idx)
 {
 	u32 len = prism_seg_len(tx->msg_len, tx->seg_size, idx);
+	const u8 *data = msg + idx * tx->seg_size;
+	bool lend = (dev->features & NETIF_F_SG) && prism_msg_page(data);
 	struct prism_whdr *h;
 	struct prism_wseg *w;
 	struct sk_buff *skb;
 
-	skb = prism_alloc_frame(dev, sizeof(*h) + sizeof(*w) + len,
-				GFP_ATOMIC);
+	/* 65,535 bytes span at most 17 pages: within MAX_SKB_FRAGS. */
+	BUILD_BUG_ON(DIV_ROUND_UP(U16_MAX, PAGE_SIZE) + 1 > MAX_SKB_FRAGS);
+	skb = prism_alloc_frame(dev, sizeof(*h) + sizeof(*w) +
+				(lend ? 0 : len), GFP_ATOMIC);
 	if (!skb)
 		return NULL;
 	h = skb_put_data(skb, tmpl, sizeof(*h));
@@ -403,7 +449,10 @@ struct sk_buff *prism_seg_frame(struct net_device *dev,
 	w->seg_size = htons(tx->seg_size);
 	w->msg_len = htonl(tx->msg_len);
 	w->offset = htonl(idx * tx->seg_size);
-	skb_put_data(skb, msg + idx * tx->seg_size, len);
+	if (lend)
+		prism_skb_lend(skb, data, len);
+	else
+		skb_put_data(skb, data, len);
 	return skb;
 }
 

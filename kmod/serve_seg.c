@@ -292,7 +292,8 @@ static struct prism_session *prism_frame_session(struct prism_sock *psk,
 /**
  * prism_serve_seg() - store a segment of a multi-frame request
  * @net: network namespace of the receiving interface
- * @skb: the received frame, linear; skb->dev is the receiving interface
+ * @skb: the received frame, linear up to its segment header (the payload
+ *       may be in fragments); skb->dev is the receiving interface
  * @hdr: its PRISM header (type PRISM_T_SEG, a &struct prism_wseg of
  *       direction PRISM_SEG_REQ in its body: checked by the receiver)
  * @src_mac: source MAC address of the frame
@@ -335,7 +336,9 @@ void prism_serve_seg(struct net *net, struct sk_buff *skb,
 		spin_unlock(&s->lock);
 		goto dropped;
 	}
-	memcpy(r->body + offset, ws + 1, len);
+	/* Checked: the frame holds len bytes after the segment header. */
+	WARN_ON_ONCE(skb_copy_bits(skb, sizeof(*hdr) + sizeof(*ws),
+				   r->body + offset, len));
 	s->last_used = jiffies;
 	if (prism_seg_rx_mark(&r->rx, idx))
 		gskb = prism_reasm_grant(psk, dev, r, 0);
