@@ -9,6 +9,9 @@
 #   hosts_down PREFIX N       remove them
 #   host_exec PREFIX I CMD... run CMD in host I
 #   host_mac PREFIX I         MAC of host I's eth0
+#   hosts_mtu PREFIX N MTU    MTU of every host's eth0, its bridge port and
+#                             the bridge (e.g. 9000 for jumbo frames)
+#   host_stat PREFIX I NAME   counter NAME of /proc/net/prism in host I
 #
 # Also sourced from here, for the scripts that source only this file:
 # wait.sh (wait_file FILE MS [PID], proc_exited PID, ...) and module.sh
@@ -48,6 +51,19 @@ host_exec() {
 	local p=$1 i=$2
 	shift 2
 	ip netns exec "$p$i" "$@"
+}
+
+hosts_mtu() {
+	local p=$1 n=$2 mtu=$3 i
+	for i in $(seq "$n"); do
+		ip link set "v-$p$i" mtu "$mtu" || return 1
+		ip -n "$p$i" link set eth0 mtu "$mtu" || return 1
+	done
+	ip link set "br-$p" mtu "$mtu"
+}
+
+host_stat() {
+	ip netns exec "$1$2" awk -v k="$3" '$1 == k { print $2 }' /proc/net/prism
 }
 
 host_mac() {

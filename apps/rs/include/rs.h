@@ -26,10 +26,19 @@
 
 #define RS_MAX_REPLICAS		7
 #define RS_DEFAULT_BSIZE	512u
-#define RS_MAX_BSIZE		1024u
+/*
+ * Largest block: 64 KiB.  A write is still one chain per replica (the
+ * block is one ALLOC op, a GET one indirect READ): blocks larger than a
+ * frame rely on the module's segmentation (ops up to PRISM_MAX_OP_DATA);
+ * before it, a chain or an answer over one frame fails with EMSGSIZE.
+ */
+#define RS_MAX_BSIZE		65536u
 #define RS_TAG_CID_BITS		16
 #define RS_TAG(ts, cid)		(((__u64)(ts) << RS_TAG_CID_BITS) | (cid))
 #define RS_TAG_TS(tag)		((tag) >> RS_TAG_CID_BITS)
+
+_Static_assert(8 + RS_MAX_BSIZE <= PRISM_MAX_OP_DATA,
+	       "{tag, value} of a block is one op");
 
 /* What a replica publishes in its info file (one line of key=value). */
 struct rs_info {
@@ -101,8 +110,8 @@ int rs_client_open(struct rs_client **cp, const struct rs_config *cfg);
 void rs_client_drain(struct rs_client *c);
 void rs_client_close(struct rs_client *c);
 /*
- * GET: val receives bsize bytes.  PUT: writes bsize bytes.  0 on success;
- * -EIO/-ETIMEDOUT when no majority answered in time: a PUT that failed
+ * GET: val receives bsize bytes (rs_client_bsize()).  PUT: writes bsize
+ * bytes.  0 on success; -EIO/-ETIMEDOUT when no majority answered in time: a PUT that failed
  * may still take effect later (its outcome is unknown).
  */
 int rs_get(struct rs_client *c, __u32 block, void *val);

@@ -62,7 +62,7 @@ static struct rs_chain *chain_begin(struct rs_client *c, unsigned int r,
 {
 	struct rs_rep *rp = &c->rep[r];
 	unsigned int cap = kind == K_LOCK || kind == K_READ || kind == K_QUERY ||
-			   kind == K_WRITE ? RS_REP_MAX_INFLIGHT : RS_REP_HARD_INFLIGHT;
+			   kind == K_WRITE ? c->max_inflight : c->hard_inflight;
 	unsigned char data[RS_SEND_BATCH * 8];
 	struct rs_chain *ch;
 	unsigned int i;
@@ -76,7 +76,7 @@ static struct rs_chain *chain_begin(struct rs_client *c, unsigned int r,
 	ch->rep = (__u8)r;
 	ch->round = c->round;
 	ch->ud = (++c->chain_seq << 24) | ((__u64)(ch - c->chains) << 8) | r;
-	prism_chain_init(cb, c->cbuf, sizeof(c->cbuf), ch->ud);
+	prism_chain_init(cb, c->cbuf, c->msg_size, ch->ud);
 	prism_chain_set_timeout(cb, c->cfg.chain_timeout_ms);
 	if (!(c->no_piggyback & (1u << kind)) &&
 	    (rp->nrecycle >= RS_SEND_MIN || (kind == K_SEND && rp->nrecycle))) {
@@ -412,7 +412,7 @@ int rs_reap(struct rs_client *c, int timeout_ms)
 		if (!(pfd[r].revents & POLLIN))
 			continue;
 		for (;;) {
-			len = prism_wait_from(c->rep[r].fd, c->rbuf, sizeof(c->rbuf),
+			len = prism_wait_from(c->rep[r].fd, c->rbuf, c->msg_size,
 					      NULL, MSG_DONTWAIT);
 			if (len < 0)
 				break;	/* EAGAIN: drained; malformed: dropped */

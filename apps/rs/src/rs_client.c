@@ -52,6 +52,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -99,7 +100,7 @@ static int op_failed(struct rs_client *c, int err)
 /* ABD GET: read phase, then write-back when the answers disagree. */
 static int abd_get(struct rs_client *c, __u32 blk, void *val, long long deadline)
 {
-	unsigned char best[RS_MAX_BSIZE];
+	unsigned char *best = c->best;
 	struct rs_round rd;
 	unsigned int r;
 	int b, agree = 1;
@@ -171,7 +172,7 @@ static void backoff(struct rs_client *c, unsigned int attempt)
 static int lock_op(struct rs_client *c, __u32 blk, void *get_val,
 		   const void *put_val, long long deadline)
 {
-	unsigned char best[RS_MAX_BSIZE];
+	unsigned char *best = c->best;
 	unsigned int r, attempt, need = need_of(c);
 	struct rs_round rd, rel;
 	int b, got;
@@ -271,10 +272,41 @@ __u32 rs_client_bsize(const struct rs_client *c)
 	return c->bsize;
 }
 
+/*
+ * Every completion in flight is charged to its socket's receive buffer at
+ * submit: ask for room for RS_REP_HARD_INFLIGHT of the largest (a READ of
+ * a block; twice its size for the skb around it, as SO_RCVBUF counts).
+ * Raising it past net.core.rmem_max takes SO_RCVBUFFORCE (root).  Returns
+ * how many such completions the buffer holds.
+ */
+static unsigned int rep_rcvbuf(const struct rs_client *c, int fd)
+{
+	size_t per = 2 * c->msg_size;
+	int want = (int)(RS_REP_HARD_INFLIGHT * per), have = 0;
+	socklen_t sl = sizeof(have);
+
+	if (getsockopt(fd, SOL_SOCKET, SO_RCVBUF, &have, &sl))
+		return 0;
+	if (have < want) {
+		/* The kernel doubles the value it is given. */
+		int half = want / 2;
+
+		if (setsockopt(fd, SOL_SOCKET, SO_RCVBUFFORCE, &half, sizeof(half)) &&
+		    c->debug)
+			fprintf(stderr, "rs[%u] SO_RCVBUFFORCE %d: %s; receive buffer %d\n",
+				c->cfg.client_id, want, strerror(errno), have);
+		sl = sizeof(have);
+		if (getsockopt(fd, SOL_SOCKET, SO_RCVBUF, &have, &sl))
+			return 0;
+	}
+	return (unsigned int)((size_t)have / per);
+}
+
 int rs_client_open(struct rs_client **cp, const struct rs_config *cfg)
 {
 	struct rs_client *c;
-	unsigned int r, i;
+	unsigned int r, i, fit;
+	size_t vlen;
 	int err;
 
 	*cp = NULL;
@@ -283,7 +315,8 @@ int rs_client_open(struct rs_client **cp, const struct rs_config *cfg)
 		return -EINVAL;
 	for (r = 0; r < cfg->n; r++)
 		if (cfg->rep[r].bsize != cfg->rep[0].bsize ||
-		    cfg->rep[r].blocks != cfg->rep[0].blocks)
+		    cfg->rep[r].blocks != cfg->rep[0].blocks ||
+		    !cfg->rep[r].bsize || cfg->rep[r].bsize > RS_MAX_BSIZE)
 			return -EINVAL;
 	c = calloc(1, sizeof(*c));
 	if (!c)
@@ -299,6 +332,20 @@ int rs_client_open(struct rs_client **cp, const struct rs_config *cfg)
 	c->n = cfg->n;
 	c->quorum = cfg->n / 2 + 1;
 	c->bsize = cfg->rep[0].bsize;
+	/* cbuf, rbuf, tagval, best, then one value per replica's reply. */
+	c->msg_size = rs_msg_size(c->bsize);
+	vlen = c->msg_size - RS_MSG_SLACK;
+	c->mem = aligned_alloc(8, 2 * c->msg_size + (2 + RS_MAX_REPLICAS) * vlen);
+	if (!c->mem) {
+		free(c);
+		return -ENOMEM;
+	}
+	c->cbuf = c->mem;
+	c->rbuf = c->cbuf + c->msg_size;
+	c->tagval = c->rbuf + c->msg_size;
+	c->best = c->tagval + vlen;
+	for (r = 0; r < RS_MAX_REPLICAS; r++)
+		c->reply[r].val = c->best + (1 + r) * vlen;
 	c->rng = ((__u64)cfg->seed << 17) ^ ((__u64)cfg->client_id << 40) ^
 		 0x5851f42d4c957f2dULL;
 	for (i = 0; i < RS_SLOTS; i++)
@@ -308,16 +355,24 @@ int rs_client_open(struct rs_client **cp, const struct rs_config *cfg)
 		c->rep[r].info = cfg->rep[r];
 		prism_addr_init(&c->rep[r].dst, cfg->rep[r].mac, cfg->rep[r].ep);
 	}
+	c->hard_inflight = RS_REP_HARD_INFLIGHT;
 	for (r = 0; r < c->n; r++) {
 		c->rep[r].fd = prism_open(cfg->ifname, 0, 0);
 		if (c->rep[r].fd < 0) {
 			err = c->rep[r].fd;
 			while (r--)
 				close(c->rep[r].fd);
+			free(c->mem);
 			free(c);
 			return err;
 		}
+		fit = rep_rcvbuf(c, c->rep[r].fd);
+		if (fit < c->hard_inflight)
+			c->hard_inflight = fit > 2 ? fit : 2;
 	}
+	/* Fewer chains in flight than the receive buffer holds: no ENOBUFS. */
+	c->max_inflight = c->hard_inflight < RS_REP_MAX_INFLIGHT ?
+			  c->hard_inflight : RS_REP_MAX_INFLIGHT;
 	*cp = c;
 	return 0;
 }
@@ -369,5 +424,6 @@ void rs_client_close(struct rs_client *c)
 				(unsigned long long)ps.retransmits);
 		close(c->rep[r].fd);
 	}
+	free(c->mem);
 	free(c);
 }

@@ -18,6 +18,12 @@
 /* Piggyback only from this many: each SEND wakes the replica process. */
 #define RS_SEND_MIN		16
 #define RS_MAX_UNLOCKS		64
+/*
+ * A chain and a completion hold at most one block ({tag, value}: 8 + bsize
+ * bytes) plus, with 16 ops, less than this: the chain and op headers, the
+ * piggybacked SEND, CAS operands, per-op results and 8-byte outputs.
+ */
+#define RS_MSG_SLACK		2048
 
 enum rs_kind {
 	K_READ = 1,	/* ABD read phase */
@@ -57,7 +63,7 @@ struct rs_reply {
 	int		state;
 	__u64		tag;
 	__u64		old;		/* K_LOCK: lock word found */
-	unsigned char	val[RS_MAX_BSIZE];
+	unsigned char	*val;		/* bsize bytes, in rs_client.mem */
 };
 
 /* What a round sends; kind per replica (lock-mode GET mixes two). */
@@ -86,13 +92,27 @@ struct rs_client {
 	unsigned int		nunlock;
 	/* 1 << kind: its chains leave recycling out (too big with it) */
 	unsigned int		no_piggyback;
+	/* chains in flight per replica: work, and also unlocks/recycling */
+	unsigned int		max_inflight, hard_inflight;
 	uint64_t		rng;
 	struct rs_stats		st;
 	int			debug;
-	_Alignas(8) unsigned char cbuf[2048];
-	_Alignas(8) unsigned char rbuf[4096];	/* one received message */
-	unsigned char		tagval[8 + RS_MAX_BSIZE];
+	/*
+	 * Buffers sized by the block size (rs_msg_size() each, 8-byte
+	 * aligned), carved from one allocation, mem: the chain being built,
+	 * one received completion, {tag, value} of a write, the best value
+	 * of a round, and the replies' values.
+	 */
+	size_t			msg_size;
+	unsigned char		*cbuf, *rbuf, *tagval, *best;
+	unsigned char		*mem;
 };
+
+/* Bytes of a chain or a completion buffer for blocks of bsize bytes. */
+static inline size_t rs_msg_size(__u32 bsize)
+{
+	return RS_MSG_SLACK + 8 + (((size_t)bsize + 7) & ~(size_t)7);
+}
 
 static inline long long now_ms(void)
 {

@@ -38,15 +38,15 @@ static void die(const char *what, int err)
 
 int main(int argc, char **argv)
 {
-	__u32 blocks = 1024, bsize = RS_DEFAULT_BSIZE, nbufs = 0, i, bufsz;
+	__u32 blocks = 1024, bsize = RS_DEFAULT_BSIZE, nbufs = 0, i, bufsz, spares;
 	const struct pu_opt opts[] = {
 		PU_OPT("blocks", blocks, "N", "blocks (default 1024)"),
-		PU_OPT("bsize", bsize, "B", "value bytes per block, a multiple of 8 up to 1024 (default 512)"),
-		PU_OPT("bufs", nbufs, "M", "buffers, more than --blocks (default blocks + 8192)"),
+		PU_OPT("bsize", bsize, "B", "value bytes per block, a multiple of 8 up to 65536 (default 512)"),
+		PU_OPT("bufs", nbufs, "M", "buffers, more than --blocks (default blocks + 8192, fewer for blocks over 4 KiB: 64 MiB of spares, at least 1024)"),
 		PU_OPT_END,
 	};
 	const char *synopsis = "rs_replica IFNAME EP INFOFILE [options]";
-	_Static_assert(RS_MAX_BSIZE == 1024 && RS_DEFAULT_BSIZE == 512,
+	_Static_assert(RS_MAX_BSIZE == 65536 && RS_DEFAULT_BSIZE == 512,
 		       "the --bsize help names them");
 	_Alignas(8) unsigned char msg[2048];
 	unsigned long long posted = 0, rejected = 0;
@@ -65,8 +65,12 @@ int main(int argc, char **argv)
 	if (argc - argi != 3 || !blocks || !bsize || bsize > RS_MAX_BSIZE ||
 	    (bsize & 7))
 		return pu_opts_usage(opts, synopsis);
-	if (!nbufs)
-		nbufs = blocks + 8192;
+	bufsz = 8 + bsize;
+	if (!nbufs) {
+		/* 8192 spares, or 64 MiB of them for large blocks (>= 1024) */
+		spares = (64u << 20) / bufsz;
+		nbufs = blocks + (spares > 8192 ? 8192 : spares < 1024 ? 1024 : spares);
+	}
 	if (nbufs <= blocks)
 		die("--bufs must exceed --blocks", EINVAL);
 
@@ -94,7 +98,6 @@ int main(int argc, char **argv)
 		die("PRISM_OPEN_SEND", err);
 
 	/* Layout: meta | lock slots | buffers, each part page aligned. */
-	bufsz = 8 + bsize;
 	meta_len = ((__u64)blocks * 16 + 4095) & ~4095ULL;
 	lock_len = ((__u64)blocks * rs_lock_stride(bsize) + 4095) & ~4095ULL;
 	buf_off = meta_len + lock_len;

@@ -53,7 +53,7 @@ int main(int argc, char **argv)
 	const char *progress = NULL, *infos = NULL, *resume = NULL;
 	unsigned long long nops = 0, duration_ms = 0, progress_after = 50;
 	unsigned int keys = 16, writes = 50, seq = 0;
-	unsigned char val[RS_MAX_BSIZE], got[RS_MAX_BSIZE];
+	unsigned char *val, *got;
 	unsigned long long done = 0, failed = 0;
 	struct rs_config cfg;
 	struct rs_client *c;
@@ -127,7 +127,9 @@ int main(int argc, char **argv)
 		fprintf(stderr, "rs_client: open: %s\n", strerror(-err));
 		return 1;
 	}
-	if (pu_zipf_init(&zipf, keys, theta))
+	val = malloc(rs_client_bsize(c));
+	got = malloc(rs_client_bsize(c));
+	if (!val || !got || pu_zipf_init(&zipf, keys, theta))
 		return 1;
 	if (hist_path && !(hist = fopen(hist_path, "w")))
 		return perror(hist_path), 1;
@@ -206,6 +208,8 @@ int main(int argc, char **argv)
 	if (hist)
 		fclose(hist);
 	pu_zipf_free(&zipf);
+	free(val);
+	free(got);
 	rs_client_close(c);
 	return 0;
 }

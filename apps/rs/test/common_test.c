@@ -20,7 +20,7 @@ static int le_cmp(const unsigned char *a, const unsigned char *b, int n)
 
 static void values(void)
 {
-	unsigned char v[RS_MAX_BSIZE];
+	static unsigned char v[RS_MAX_BSIZE];
 	__u64 id = (7ULL << 40) | 12345;
 
 	rs_value_fill(v, 512, id);
@@ -31,6 +31,11 @@ static void values(void)
 	TAP_OK(rs_value_id(v, 512) == 0, "all zeroes is the initial value");
 	rs_value_fill(v, 16, 42);
 	TAP_OK(rs_value_id(v, 16) == 42, "small blocks work too");
+	rs_value_fill(v, RS_MAX_BSIZE, id);
+	TAP_OK(rs_value_id(v, RS_MAX_BSIZE) == id, "64 KiB block round trip");
+	v[RS_MAX_BSIZE - 1] ^= 0x80;
+	TAP_OK(rs_value_id(v, RS_MAX_BSIZE) == RS_VALUE_CORRUPT,
+	       "a 64 KiB block torn in its last byte is detected");
 }
 
 static void info(void)
@@ -54,6 +59,12 @@ static void info(void)
 	TAP_OK(rs_info_parse("mac=02:00:00:00:00:01 ep=1 rkey=1 meta=1 locks=1 "
 			     "blocks=4 bsize=12 fl=1", &b) == -EINVAL,
 	       "block size not a multiple of 8 refused");
+	a.bsize = RS_MAX_BSIZE;
+	TAP_OK(rs_info_format(&a, line, sizeof(line)) > 0 && !rs_info_parse(line, &b) &&
+	       b.bsize == 65536, "64 KiB blocks in an info line");
+	TAP_OK(rs_info_parse("mac=02:00:00:00:00:01 ep=1 rkey=1 meta=1 locks=1 "
+			     "blocks=4 bsize=65544 fl=1", &b) == -EINVAL,
+	       "block size over 64 KiB refused");
 }
 
 static void tags(void)

@@ -11,13 +11,16 @@
 #  - one of three replicas' link cut mid-run (ip link set down)
 #  - 10% message loss on every link (ABD, ABD-LOCK)
 #  - 5 replicas, two of them killed mid-run
+#  - blocks of 4 KiB and 64 KiB (ABD, ABD-LOCK, 2% loss): one chain per
+#    replica and phase, segmented by the module at MTU 1500
 #  - ABD-LOCK lease recovery: a client dies holding the locks
 #  - a deliberately broken client (waits for 1 reply instead of f+1) under
 #    jittery delays: the checker must report a violation
 #  - replaced buffers were recycled by the replicas
 #
 # Env: PRISM_KO (insmod if prism is not loaded), RS_OPS (ops per client,
-# default 200), RS_KEEP=1 keeps the work directory.
+# default 200), RS_BIG_SIZES, RS_BIG_MTU, RS_BIG_OPS (the large blocks,
+# below), RS_KEEP=1 keeps the work directory.
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
 repo=$(cd "$here/../../.." && pwd)
@@ -53,7 +56,8 @@ hosts_down $P $NHOSTS
 hosts_up $P $NHOSTS || bail "hosts_up failed"
 
 # start_replicas RUN K: replicas in rs1..rsK, info files $tmp/RUN.infoI;
-# blocks of $RS_BSIZE bytes if set (else the replica's default).
+# blocks of $RS_BSIZE bytes if set (else the replica's default), with
+# $RS_BUFS buffers (default 8192).
 start_replicas() {
 	local run=$1 k=$2 i bsize=()
 	[ -n "${RS_BSIZE:-}" ] && bsize=(--bsize "$RS_BSIZE")
@@ -62,7 +66,8 @@ start_replicas() {
 		# Not through host_exec (a function: $! would be a subshell
 		# and signals would miss the replica); ip execs the command.
 		ip netns exec "$P$i" "$B/rs_replica" eth0 0 "$tmp/$run.info$i" \
-			--blocks 64 --bufs 8192 "${bsize[@]}" 2>"$tmp/$run.rlog$i" &
+			--blocks 64 --bufs "${RS_BUFS:-8192}" "${bsize[@]}" \
+			2>"$tmp/$run.rlog$i" &
 		replica_pids+=($!)
 	done
 	for i in $(seq "$k"); do
@@ -242,6 +247,67 @@ check "block size 1024: no chain failed while recycling was piggybacked ($(sum_k
 	"[ \$(sum_kv big3 chain_errors) = 0 ] && [ \$(sum_kv big3 recycled) -gt 0 ]"
 [ "$(sum_kv big3 chain_errors)" = 0 ] || diag "$tmp"/big3.out*
 
+# Large blocks (issue 14), 4 KiB and 64 KiB: a phase is still one chain
+# per replica, whose ALLOC (PUT) or indirect READ (GET; ABD-LOCK: READ and
+# WRITE) carries the whole block.  At MTU $BIG_MTU the module splits what
+# does not fit one frame into segments (segs_sent grows in the hosts'
+# netns) and still gives one completion per chain.  Without a fault no
+# chain may fail; under loss, lost segments are sent again (segs_resent).
+# 1088 buffers per replica (68 MiB at 64 KiB).  Env: RS_BIG_SIZES (default
+# "4096 65536"; ABD-LOCK and loss run at the last), RS_BIG_MTU (1500),
+# RS_BIG_OPS (ops per client, 100).
+BIG_MTU=${RS_BIG_MTU:-1500}
+BIG_SIZES=${RS_BIG_SIZES:-4096 65536}
+BIG_MAX=${BIG_SIZES##* }
+
+# stat_sum NAME: counter NAME of /proc/net/prism summed over the hosts.
+stat_sum() {
+	local i s=0
+	for i in $(seq $NHOSTS); do
+		s=$((s + $(host_stat $P "$i" "$1")))
+	done
+	echo $s
+}
+
+# big RUN BSIZE MODE [COUNTER]: scenario with blocks of BSIZE bytes.
+# Segments are expected iff a block does not fit one frame; COUNTER (e.g.
+# segs_resent) must grow too, and then failed chains are allowed.
+big() {
+	local run=$1 bs=$2 mode=$3 counter=${4:-} s0 c0=0 segs grew=0 t0=$SECONDS
+	local want="one frame each"
+	[ "$bs" -ge "$BIG_MTU" ] && want="segmented"
+	s0=$(stat_sum segs_sent)
+	[ -n "$counter" ] && c0=$(stat_sum "$counter")
+	OPS=${RS_BIG_OPS:-100} RS_BSIZE=$bs RS_BUFS=1088 scenario "$run" 3 3 none "$mode"
+	segs=$(($(stat_sum segs_sent) - s0))
+	[ -n "$counter" ] && grew=$(($(stat_sum "$counter") - c0))
+	local ok=1
+	if [ "$want" = segmented ]; then
+		[ "$segs" -gt 0 ] || ok=0
+	else
+		[ "$segs" = 0 ] || ok=0
+	fi
+	if [ -n "$counter" ]; then
+		[ "$grew" -gt 0 ] || ok=0
+	else
+		[ "$(sum_kv "$run" chain_errors)" = 0 ] || ok=0
+	fi
+	grep -h . "$tmp/$run".out* | sed 's/^/# /'
+	check "$run: $bs-byte blocks at MTU $BIG_MTU $want ($segs segments${counter:+, $counter +$grew}), $(sum_kv "$run" chain_errors) chains failed, $(sum_kv "$run" recycled) buffers recycled" \
+		"[ $ok = 1 ]"
+	echo "# $run: $((SECONDS - t0)) s"
+}
+
+[ "$BIG_MTU" = 1500 ] || hosts_mtu $P $NHOSTS "$BIG_MTU" || bail "MTU $BIG_MTU"
+for bs in $BIG_SIZES; do
+	big "big$((bs / 1024))k" "$bs" abd
+done
+big "biglock$((BIG_MAX / 1024))k" "$BIG_MAX" lock
+netem_all add loss 2%
+big "bigloss$((BIG_MAX / 1024))k" "$BIG_MAX" abd segs_resent
+netem_all del
+[ "$BIG_MTU" = 1500 ] || hosts_mtu $P $NHOSTS 1500
+
 scenario kill3 3 3 kill:3 abd
 scenario killock3 3 3 kill:2 lock
 scenario cut3 3 3 linkdown:1 abd
@@ -295,5 +361,22 @@ check "checker catches the broken 1-reply client (attempt $attempt)" "[ $caught 
 # The same delays with the real client stay linearizable.
 scenario jitter3 3 3 none abd --keys 2
 netem_all del
+
+# The benchmark's smoke (make check runs this suite): tools/bench/rs.sh
+# with its block-size axis, one point, 300 ms per mode; it exits 1 on a
+# failed operation or a measurement without any.
+smoke_sizes=${RS_BENCH_BSIZES:-4096 65536}
+t0=$SECONDS
+RS_BENCH_SMOKE=1 RS_BENCH_BSIZES=$smoke_sizes PRISM_OUT=$tmp/bench \
+	"$repo/tools/bench/rs.sh" >"$tmp/bench.log" 2>&1
+rc=$?
+sed -n 's/^bench-rs: \(.*B .*\)/# \1/p' "$tmp/bench.log"
+# Every (block size, mode) measured: operations done, none failed.
+want=$(for b in $smoke_sizes; do echo "$b abd"; echo "$b lock"; done | sort)
+got=$(jq -r '.results[] | select(.failed == 0 and .ops > 0) | "\(.bsize) \(.mode)"' \
+	"$tmp/bench/bench-rs.json" 2>/dev/null | sort)
+check "bench smoke: block sizes $smoke_sizes, PRISM-RS and ABD-LOCK each did operations, none failed ($((SECONDS - t0)) s)" \
+	"[ $rc = 0 ] && [ '$got' = '$want' ]"
+[ "$rc" = 0 ] || diag "$tmp/bench.log"
 
 tap_finish
