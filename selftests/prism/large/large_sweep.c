@@ -17,10 +17,11 @@
  *   large_sweep --serve --if IF [--max-size N]
  *	a target only: one region holding a fixed pattern, its address line
  *	(mac= ep= rkey= addr= size=) on stdout, then pause()
- *   large_sweep --if IF [--loop] [--max-size N] mac=.. ep=.. rkey=.. addr=.. size=..
+ *   large_sweep --if IF [--loop [--op write]] [--max-size N] mac=.. ep=.. rkey=.. addr=.. size=..
  *	a client of a --serve target: the READ sweep, checked against the
- *	pattern; or, with --loop, READs of --max-size bytes for ever, two
- *	in flight, printing "progress=N" after each completion (the guest
+ *	pattern; or, with --loop, READs of --max-size bytes for ever (with
+ *	--op write, every other chain a WRITE of the same pattern), two in
+ *	flight, printing "progress=N" after each completion (the guest
  *	suite kills it mid-transfer)
  *
  * Until the module carries large operations, a chain or answer larger
@@ -243,13 +244,19 @@ static int parse_target(struct sweep *s, char **w, int n, size_t *size)
 	return 0;
 }
 
+/* A chain in s->cbuf, of the next user_data and the deadline. */
+static void chain_init(struct sweep *s, struct prism_chain_buf *c)
+{
+	prism_chain_init(c, s->cbuf, s->cbuf_len, ++s->next_ud);
+	prism_chain_set_timeout(c, s->timeout_ms);
+}
+
 /* Buffers for the largest chain, completion and SEND message. */
 static int client_setup(struct sweep *s, const char *ifname)
 {
 	size_t max = s->lay.max;
-	/* The largest completion: header, one result, output padded to 8. */
-	unsigned int buf = (unsigned int)((sizeof(struct prism_msg) +
-		sizeof(struct prism_op_result) + max + 4095) & ~(size_t)4095);
+	struct prism_chain_buf c;
+	ssize_t buf;
 	int err;
 
 	s->fd = prism_open(ifname, 0, 0);
@@ -267,7 +274,14 @@ static int client_setup(struct sweep *s, const char *ifname)
 	s->rbuf = aligned_alloc(8, ALIGN8(s->rbuf_len));
 	if (!s->cbuf || !s->want || !s->rbuf)
 		return -ENOMEM;
-	return prism_ring_init(&s->ring, s->fd, 4, 0, buf, 0);
+	/* Ring buffers for the largest completion: a READ of max bytes. */
+	chain_init(s, &c);
+	prism_prep_read(&c, 0, 0, (__u32)s->max_op);
+	buf = prism_chain_completion_size(&c);
+	if (buf < 0)
+		return (int)buf;
+	return prism_ring_init(&s->ring, s->fd, 4, 0,
+			       (unsigned int)((buf + 4095) & ~4095), 0);
 }
 
 /* ------------------------------------------------------------------------
@@ -279,16 +293,10 @@ static void event_error(int res, int own, char *why, size_t wl)
 {
 	if (own)	/* the SENDMSG of the chain */
 		snprintf(why, wl, "sendmsg: %s%s", errno_name(-res),
-			 res == -EMSGSIZE ? " (chain or answer larger than one frame: this module has no large operations, issue 14)" : "");
+			 res == -EMSGSIZE ? " (chain or answer too large: a module without large operations refuses more than one frame, issue 14)" : "");
 	else
 		snprintf(why, wl, "receive: %s%s", errno_name(-res),
 			 res == -EMSGSIZE ? " (completion larger than the ring's buffers)" : "");
-}
-
-static void chain_init(struct sweep *s, struct prism_chain_buf *c)
-{
-	prism_chain_init(c, s->cbuf, s->cbuf_len, ++s->next_ud);
-	prism_chain_set_timeout(c, s->timeout_ms);
 }
 
 /*
@@ -621,21 +629,31 @@ static void check_strays(struct sweep *s)
 	   s->stray, left);
 }
 
-/* READs of the largest size, two in flight, until killed or a failure. */
-static int loop_reads(struct sweep *s)
+/*
+ * Chains of --max-size bytes, two in flight, until killed or a failure:
+ * READs of the target's pattern, and with write in ops, every other one a
+ * WRITE of that same pattern over it (so READs still see it).
+ */
+static int loop_ops(struct sweep *s, unsigned int ops)
 {
 	const size_t n = s->max_op;
 	struct prism_chain_buf c;
 	struct prism_ring_cqe ev;
 	const unsigned char *p;
+	const int writes = !!(ops & (1u << OP_WRITE));
 	unsigned long done = 0;
-	char why[256];
-	int i, err;
+	char why[256] = "";
+	int i, err, is_read;
 
+	pat_fill(s->want, n, SERVE_SEED, 0);
 	for (;;) {
 		while (prism_ring_inflight(&s->ring) < 2) {
 			chain_init(s, &c);
-			prism_prep_read(&c, s->rkey, s->base, (__u32)n);
+			if (!writes || s->next_ud & 1)
+				prism_prep_read(&c, s->rkey, s->base, (__u32)n);
+			else
+				prism_prep_write(&c, s->rkey, s->base, s->want,
+						 (__u32)n);
 			err = prism_ring_queue(&s->ring, &s->dst, &c);
 			if (err) {
 				printf("# queue: %s\n", errno_name(-err));
@@ -649,16 +667,17 @@ static int loop_reads(struct sweep *s)
 			printf("# reap: %s\n", errno_name(i ? -i : ETIMEDOUT));
 			return 1;
 		}
-		if (ev.res < 0) {
+		is_read = !writes || ev.user_data & 1;
+		if (ev.res < 0)
 			event_error(ev.res, ev.user_data != 0, why, sizeof(why));
-			printf("# READ %zu B: %s\n", n, why);
-			return 1;
-		}
-		if (ev.msg->status != PRISM_S_OK ||
-		    check_result(ev.msg, 0, n, &p, why, sizeof(why)) ||
-		    check_data(p, n, SERVE_SEED, 0, "output", why, sizeof(why))) {
-			printf("# READ %zu B: %s\n", n, ev.msg->status ?
-			       prism_status_str(ev.msg->status) : why);
+		else if (ev.msg->status != PRISM_S_OK)
+			snprintf(why, sizeof(why), "chain status %s",
+				 prism_status_str(ev.msg->status));
+		else if (!check_result(ev.msg, 0, is_read ? n : 0, &p, why,
+				       sizeof(why)) && is_read)
+			check_data(p, n, SERVE_SEED, 0, "output", why, sizeof(why));
+		if (*why) {
+			printf("# %s %zu B: %s\n", is_read ? "READ" : "WRITE", n, why);
 			return 1;
 		}
 		printf("progress=%lu\n", ++done);
@@ -681,7 +700,7 @@ int main(int argc, char **argv)
 		PU_OPT("max-size", max, "BYTES", "largest op (1 MiB)"),
 		PU_OPT("timeout-ms", tmo, "MS", "deadline of each chain (30000)"),
 		PU_OPT_FLAG("serve", serve, "be a target for remote clients"),
-		PU_OPT_FLAG("loop", loop, "remote: READ --max-size bytes for ever"),
+		PU_OPT_FLAG("loop", loop, "remote: READ (and WRITE) --max-size bytes for ever"),
 		PU_OPT_END,
 	};
 	const char *syn = "large_sweep --if IF (--target-ns NS --target-if IF | --serve | [--loop] mac=.. ep=.. rkey=.. addr=.. size=..) [options]";
@@ -720,11 +739,11 @@ int main(int argc, char **argv)
 			       max);
 			return 2;
 		}
-		if (ops & ~(1u << OP_READ)) {
-			printf("# against a remote target only --op read\n");
+		if (ops & ~((1u << OP_READ) | ((unsigned int)loop << OP_WRITE))) {
+			printf("# against a remote target only --op read (and write with --loop)\n");
 			return 2;
 		}
-		ops = 1u << OP_READ;
+		ops |= 1u << OP_READ;
 	} else {		/* a target of our own in netns tns */
 		s.tfd = open_in_netns(tns, tif, 0);
 		err = s.tfd < 0 ? s.tfd : target_setup(&s, s.tfd, 1);
@@ -752,7 +771,7 @@ int main(int argc, char **argv)
 		return 1;
 	}
 	if (loop)
-		return loop_reads(&s);
+		return loop_ops(&s, ops);
 
 	nsizes = sweep_sizes(max, sizes);
 	printf("TAP version 13\n1..%u\n", __builtin_popcount(ops) + 1);

@@ -13,17 +13,20 @@
 #  - the same at MTU 1500 under netem on both ends (loss, duplication,
 #    reordering by delay), sizes up to LARGE_NETEM_MAX; frames were lost
 #    and sent again;
-#  - a client killed mid-transfer (READs of LARGE_MAX in a loop, two in
-#    flight): the reassembly gauges (reasm_active, reasm_bytes) of both
-#    hosts go back to their baseline, and the target serves a new client
-#    (the READ sweep) afterwards.
+#  - a client killed mid-transfer (READs and WRITEs of LARGE_MAX in a
+#    loop, one of each in flight, a 10 s deadline), while the target
+#    reassembles a WRITE and the client a READ's answer: the reassembly
+#    gauges (reasm_active, reasm_bytes) of both hosts go back to their
+#    baseline (the client's at once, the target's by the chain's
+#    deadline), and the target serves a new client (the READ sweep).
 #
 # The lines of each large_sweep run are folded into this stream, named by
 # the run; one more line per run says it ran its whole plan.
 #
 # Env: PRISM_KO (module to load if prism is not loaded), LARGE_MAX
 #      (1048576), LARGE_NETEM_MAX (262144), LARGE_NETEM (the netem
-#      arguments), LARGE_WAIT_MS (how long the gauges may take, 30000).
+#      arguments), LARGE_WAIT_MS (how long the gauges may take after the
+#      kill, 30000).
 # Build first on the host: make -C selftests/prism/large.
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
@@ -101,8 +104,11 @@ gauges() {
 	     "$(stat_of lg2 reasm_active) $(stat_of lg2 reasm_bytes)"
 }
 gauges_are() { [ "$(gauges)" = "$1" ]; }
-# The client's host is reassembling more answers than at baseline.
-client_reassembling() { [ "$(stat_of lg2 reasm_active)" -gt "$1" ]; }
+# Both hosts reassemble more than at baseline ($1: lg1's, $2: lg2's).
+both_reassembling() {
+	[ "$(stat_of lg1 reasm_active)" -gt "$1" ] &&
+		[ "$(stat_of lg2 reasm_active)" -gt "$2" ]
+}
 
 prism_load "${PRISM_KO:-}" || exit 1
 modprobe -q veth 2>/dev/null
@@ -152,27 +158,33 @@ srv_pid=$!
 wait_file "$tmp/srv" 20000 $srv_pid || bail "the target did not start: $(cat "$tmp/srv")"
 addr=$(cat "$tmp/srv")
 base=$(gauges)
-base_c=$(stat_of lg2 reasm_active)
+base_active="$(stat_of lg1 reasm_active) $(stat_of lg2 reasm_active)"
 echo "# target: $addr; gauges (reasm_active, reasm_bytes of lg1, lg2): $base"
 # shellcheck disable=SC2086 # $addr: the target's key=value words
-ip netns exec lg2 "$SWEEP" --if eth0 --loop --max-size "$LARGE_MAX" $addr >"$tmp/loop" 2>&1 &
+ip netns exec lg2 "$SWEEP" --if eth0 --loop --op write --timeout-ms 10000 \
+	--max-size "$LARGE_MAX" $addr >"$tmp/loop" 2>&1 &
 loop_pid=$!
 wait_line "$tmp/loop" '^progress=2$' 60000 $loop_pid
-check "kill: the looping client completed 2 READs of $LARGE_MAX B" \
+check "kill: the looping client completed a READ and a WRITE of $LARGE_MAX B" \
 	"has_line $tmp/loop '^progress=2$'" "\$(tail -n 3 $tmp/loop)"
 if [ "$LARGE_MAX" -gt "$FRAME" ]; then
-	wait_until -p $loop_pid 10000 client_reassembling "$base_c"
-	check "kill: the client was reassembling an answer (reasm_active of lg2 above its baseline) when killed" \
-		"client_reassembling $base_c" "gauges now: \$(gauges)"
+	# shellcheck disable=SC2086 # two numbers
+	wait_until -p $loop_pid 10000 both_reassembling $base_active
+	check "kill: when the client was killed, the target was reassembling a WRITE and the client an answer (reasm_active of both above baseline)" \
+		"[ $? = 0 ]" "gauges now: \$(gauges)"
 else
-	skip "kill: the client was reassembling an answer when killed" "LARGE_MAX $LARGE_MAX fits one frame"
+	skip "kill: both hosts were reassembling when the client was killed" "LARGE_MAX $LARGE_MAX fits one frame"
 fi
 kill -9 $loop_pid 2>/dev/null
 wait $loop_pid 2>/dev/null
 loop_pid=
+t0=0 t1=0
+now_ms t0
 wait_until "$LARGE_WAIT_MS" gauges_are "$base"
-check "kill: reasm_active and reasm_bytes of both hosts back to their baseline ($base) within $((LARGE_WAIT_MS / 1000)) s" \
-	"gauges_are '$base'" "gauges now: \$(gauges)"
+r=$?
+now_ms t1
+check "kill: reasm_active and reasm_bytes of both hosts back to their baseline ($base) within $((LARGE_WAIT_MS / 1000)) s (took $((t1 - t0)) ms)" \
+	"[ $r = 0 ]" "gauges now: \$(gauges)"
 # shellcheck disable=SC2086
 ip netns exec lg2 "$SWEEP" --if eth0 --max-size "$LARGE_MAX" $addr >"$tmp/after" 2>&1
 fold "after the kill, a new client" "$tmp/after" $?
