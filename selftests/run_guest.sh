@@ -11,6 +11,8 @@
 #      PRISM_FUZZ_FRAMES (random hostile frames, 20000),
 #      PRISM_FLOOD_FRAMES (attacker frames of the hostile suite, 100000),
 #      PRISM_HZ_K (CAS increments per phase of the hostile suite, 300),
+#      PRISM_LARGE_MAX (largest op of the large suite, 1048576),
+#      PRISM_LARGE_NETEM_MAX (largest op of its sweep under netem, 262144),
 #      PRISM_GUEST_APPS (0: skip the slower prismctl and application
 #      suites; default 1),
 #      PRISM_GUEST_SUITES (names of the suites to run, space separated,
@@ -37,6 +39,9 @@ suite hostile env FLOOD_FRAMES="${PRISM_FLOOD_FRAMES:-100000}" \
 	HZ_K="${PRISM_HZ_K:-300}" PRISMCTL="$repo/tools/prismctl/prismctl" \
 	"$repo/selftests/prism/hostile/test_hostile.sh"
 suite trace "$repo/selftests/prism/trace/test_trace.sh"
+suite large env LARGE_MAX="${PRISM_LARGE_MAX:-1048576}" \
+	LARGE_NETEM_MAX="${PRISM_LARGE_NETEM_MAX:-262144}" \
+	"$repo/selftests/prism/large/test_large.sh"
 [ "${PRISM_GUEST_APPS:-1}" = 0 ] && exit $status
 suite prismctl env \
 	PRISM_SERVER="$repo/liburing-prism/build/prism-example-server" \

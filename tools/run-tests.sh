@@ -15,8 +15,8 @@
 #          (tools/fuzz/run.sh; PRISM_FUZZ_SECONDS)
 #   kunit  boot the debug kernel, insmod prism.ko + prism_kunit.ko, count
 #          the KTAP test cases from the kernel log
-#   stock  selftests/run_guest.sh (core, reliability, hostile, prismctl,
-#          apps) on the stock kernel
+#   stock  selftests/run_guest.sh (core, reliability, hostile, trace,
+#          large, prismctl, apps) on the stock kernel
 #   multi  three stock guests (1 vCPU each) on one virtual Ethernet segment
 #          (tools/vm/multi.sh): selftests/prism/multihost/test_multihost.sh,
 #          guest 0's TAP counted, each guest's kernel log scanned

@@ -1,0 +1,191 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# Large operations (issue 14, doc/LARGE-OPS.md), run as root inside the
+# test VM.  Prints TAP.  Two hosts, lg1 (target) and lg2 (client): network
+# namespaces joined by one veth pair.
+#
+#  - the sweep of large_sweep (READ, WRITE, indirect READ, bounded READ,
+#    ALLOC then READ, SEND; every power of two up to LARGE_MAX and its
+#    neighbours, data checked byte for byte, exactly one completion per
+#    chain with status OK) at MTU 1500 and at MTU 9000; jumbo frames
+#    carry a MiB in fewer segments;
+#  - the same at MTU 1500 under netem on both ends (loss, duplication,
+#    reordering by delay), sizes up to LARGE_NETEM_MAX; frames were lost
+#    and sent again;
+#  - a client killed mid-transfer (READs and WRITEs of LARGE_MAX in a
+#    loop, one of each in flight, a 10 s deadline), while the target
+#    reassembles a WRITE and the client a READ's answer: the reassembly
+#    gauges (reasm_active, reasm_bytes) of both hosts go back to their
+#    baseline (the client's at once, the target's by the chain's
+#    deadline), and the target serves a new client (the READ sweep).
+#
+# The lines of each large_sweep run are folded into this stream, named by
+# the run; one more line per run says it ran its whole plan.
+#
+# Env: PRISM_KO (module to load if prism is not loaded), LARGE_MAX
+#      (1048576), LARGE_NETEM_MAX (262144), LARGE_NETEM (the netem
+#      arguments), LARGE_WAIT_MS (how long the gauges may take after the
+#      kill, 30000).
+# Build first on the host: make -C selftests/prism/large.
+set -u
+here=$(cd "$(dirname "$0")" && pwd)
+# shellcheck source=../../../tools/lib/prism_lib.sh
+. "$here/../../../tools/lib/prism_lib.sh"
+LARGE_MAX=${LARGE_MAX:-1048576}
+LARGE_NETEM_MAX=${LARGE_NETEM_MAX:-262144}
+LARGE_NETEM=${LARGE_NETEM:-loss 5% duplicate 5% delay 1ms reorder 10% 50%}
+LARGE_WAIT_MS=${LARGE_WAIT_MS:-30000}
+FRAME=1456	# the largest READ answer in one frame at MTU 1500
+SWEEP=$here/large_sweep
+tmp=$(mktemp -d)
+srv_pid='' loop_pid=''
+
+stat_of() { ip netns exec "$1" awk -v k="$2" '$1 == k { print $2 }' /proc/net/prism; }
+sum_of() { echo $(($(stat_of lg1 "$1") + $(stat_of lg2 "$1"))); }
+
+cleanup() {
+	local p
+	for p in $loop_pid $srv_pid; do kill -9 "$p" 2>/dev/null; done
+	wait 2>/dev/null
+	ip netns del lg1 2>/dev/null
+	ip netns del lg2 2>/dev/null
+	prism_unload
+	rm -rf "$tmp"
+}
+trap cleanup EXIT
+
+# fold LABEL FILE RC: the TAP lines of a large_sweep run as ours, named
+# LABEL; its comments as they are; then whether it ran its whole plan.
+fold() {
+	local label=$1 out=$2 rc=$3 line n=0 bad=0 plan=
+	while IFS= read -r line; do
+		case $line in
+		"ok "*) n=$((n + 1)); ok "$label: ${line#ok * - }" ;;
+		"not ok "*) n=$((n + 1)); bad=$((bad + 1))
+			not_ok "$label: ${line#not ok * - }" ;;
+		1..*) plan=${line#1..} ;;
+		"TAP version"*) ;;
+		"#"*) echo "$line" ;;
+		*) echo "# $line" ;;
+		esac
+	done < "$out"
+	check "$label: large_sweep ran its plan of ${plan:-?} tests and exited $rc" \
+		"[ '$n' = '${plan:-none}' ] &&
+		 { { [ $rc = 0 ] && [ $bad = 0 ]; } || { [ $rc = 1 ] && [ $bad -gt 0 ]; }; }"
+}
+
+# sweep LABEL ARGS...: large_sweep in lg2 against a target of its own in lg1.
+sweep() {
+	local label=$1 out=$tmp/sweep.$TAP_N
+	shift
+	ip netns exec lg2 "$SWEEP" --if eth0 --target-ns lg1 --target-if eth0 "$@" \
+		>"$out" 2>&1
+	fold "$label" "$out" $?
+}
+
+mtu() { ip -n lg1 link set eth0 mtu "$1" && ip -n lg2 link set eth0 mtu "$1"; }
+
+netem() {	# add|del
+	local ns
+	for ns in lg1 lg2; do
+		if [ "$1" = add ]; then
+			# shellcheck disable=SC2086 # LARGE_NETEM is a list of arguments
+			ip netns exec "$ns" tc qdisc add dev eth0 root netem $LARGE_NETEM
+		else
+			ip netns exec "$ns" tc qdisc del dev eth0 root 2>/dev/null
+		fi
+	done
+}
+
+# The gauges of both hosts: "reasm_active reasm_bytes" of lg1, then lg2.
+gauges() {
+	echo "$(stat_of lg1 reasm_active) $(stat_of lg1 reasm_bytes)" \
+	     "$(stat_of lg2 reasm_active) $(stat_of lg2 reasm_bytes)"
+}
+gauges_are() { [ "$(gauges)" = "$1" ]; }
+# Both hosts reassemble more than at baseline ($1: lg1's, $2: lg2's).
+both_reassembling() {
+	[ "$(stat_of lg1 reasm_active)" -gt "$1" ] &&
+		[ "$(stat_of lg2 reasm_active)" -gt "$2" ]
+}
+
+prism_load "${PRISM_KO:-}" || exit 1
+modprobe -q veth 2>/dev/null
+modprobe -q sch_netem 2>/dev/null
+# One veth pair, eth0 in each.
+if ! { ip netns add lg1 && ip netns add lg2 &&
+       ip link add lg-a type veth peer name lg-b &&
+       ip link set lg-a netns lg1 && ip link set lg-b netns lg2 &&
+       ip -n lg1 link set lg-a name eth0 && ip -n lg2 link set lg-b name eth0 &&
+       ip -n lg1 link set eth0 up && ip -n lg2 link set eth0 up; }; then
+	bail "veth between netns lg1 and lg2"
+fi
+
+tap_header
+tap_plan 32
+echo "# sizes up to $LARGE_MAX B, under netem up to $LARGE_NETEM_MAX B ($LARGE_NETEM)"
+
+mtu 1500
+segs0=$(sum_of segs_sent)
+sweep "MTU 1500" --max-size "$LARGE_MAX"
+segs1500=$(($(sum_of segs_sent) - segs0))
+
+mtu 9000
+segs0=$(sum_of segs_sent)
+sweep "MTU 9000" --max-size "$LARGE_MAX"
+segs9000=$(($(sum_of segs_sent) - segs0))
+echo "# segments sent: $segs1500 at MTU 1500, $segs9000 at MTU 9000"
+if [ "$LARGE_MAX" -gt 8192 ]; then
+	check "MTU 9000: the module segments at the device's MTU (segments sent: $segs9000, under a third of $segs1500 at MTU 1500)" \
+		"[ $segs1500 -gt 0 ] && [ $((segs9000 * 3)) -lt $segs1500 ]"
+else
+	skip "MTU 9000: the module segments at the device's MTU" "LARGE_MAX $LARGE_MAX fits one jumbo frame"
+fi
+
+mtu 1500
+re0=$(($(sum_of retransmits) + $(sum_of segs_resent)))
+netem add
+sweep "MTU 1500, netem" --max-size "$LARGE_NETEM_MAX"
+netem del
+echo "# under netem: $(sum_of segs_resent) segments and $(sum_of retransmits) chains sent again, $(sum_of segs_dropped) segments dropped (both hosts, since boot)"
+check "MTU 1500, netem: frames were lost and sent again (retransmits + segs_resent grew)" \
+	"[ \$((\$(sum_of retransmits) + \$(sum_of segs_resent))) -gt $re0 ]"
+
+# A client killed mid-transfer leaves nothing behind.
+ip netns exec lg1 "$SWEEP" --serve --if eth0 --max-size "$LARGE_MAX" >"$tmp/srv" 2>&1 &
+srv_pid=$!
+wait_file "$tmp/srv" 20000 $srv_pid || bail "the target did not start: $(cat "$tmp/srv")"
+addr=$(cat "$tmp/srv")
+base=$(gauges)
+base_active="$(stat_of lg1 reasm_active) $(stat_of lg2 reasm_active)"
+echo "# target: $addr; gauges (reasm_active, reasm_bytes of lg1, lg2): $base"
+# shellcheck disable=SC2086 # $addr: the target's key=value words
+ip netns exec lg2 "$SWEEP" --if eth0 --loop --op write --timeout-ms 10000 \
+	--max-size "$LARGE_MAX" $addr >"$tmp/loop" 2>&1 &
+loop_pid=$!
+wait_line "$tmp/loop" '^progress=2$' 60000 $loop_pid
+check "kill: the looping client completed a READ and a WRITE of $LARGE_MAX B" \
+	"has_line $tmp/loop '^progress=2$'" "\$(tail -n 3 $tmp/loop)"
+if [ "$LARGE_MAX" -gt "$FRAME" ]; then
+	# shellcheck disable=SC2086 # two numbers
+	wait_until -p $loop_pid 10000 both_reassembling $base_active
+	check "kill: when the client was killed, the target was reassembling a WRITE and the client an answer (reasm_active of both above baseline)" \
+		"[ $? = 0 ]" "gauges now: \$(gauges)"
+else
+	skip "kill: both hosts were reassembling when the client was killed" "LARGE_MAX $LARGE_MAX fits one frame"
+fi
+kill -9 $loop_pid 2>/dev/null
+wait $loop_pid 2>/dev/null
+loop_pid=
+t0=0 t1=0
+now_ms t0
+wait_until "$LARGE_WAIT_MS" gauges_are "$base"
+r=$?
+now_ms t1
+check "kill: reasm_active and reasm_bytes of both hosts back to their baseline ($base) within $((LARGE_WAIT_MS / 1000)) s (took $((t1 - t0)) ms)" \
+	"[ $r = 0 ]" "gauges now: \$(gauges)"
+# shellcheck disable=SC2086
+ip netns exec lg2 "$SWEEP" --if eth0 --max-size "$LARGE_MAX" $addr >"$tmp/after" 2>&1
+fold "after the kill, a new client" "$tmp/after" $?
+tap_finish
