@@ -11,8 +11,9 @@
  *   readctr N        N READs of the counter word: status counts
  *   probe            authentication cases (rkey 0, a wrong rkey next to a
  *                    valid one, SEND with rkey 0, an unbound endpoint)
- *   budget NOPS DST  one chain of NOPS READ|REDIRECT ops, each copying the
- *                    64 KiB at HZ_SRC_OFF to region offset DST
+ *   budget NOPS DST [LEN]  one chain of NOPS READ|REDIRECT ops, each copying
+ *                    the LEN bytes (64 KiB) at HZ_SRC_OFF to region offset
+ *                    DST
  *   check OFF        region offset OFF (64 KiB): zero, copied (the source
  *                    bytes) or mixed
  *   zero             bounded READs through {ptr = region end, bound 0}
@@ -288,7 +289,7 @@ static int do_noep(unsigned long n)
 	return 0;
 }
 
-static int do_budget(unsigned int nops, uint32_t dst)
+static int do_budget(unsigned int nops, uint32_t dst, uint32_t len)
 {
 	const struct prism_msg *m;
 	struct prism_chain_buf c;
@@ -299,7 +300,7 @@ static int do_budget(unsigned int nops, uint32_t dst)
 	prism_chain_init(&c, chainbuf, sizeof(chainbuf), 0);
 	for (i = 0; i < nops; i++) {
 		op = prism_prep_read(&c, t.rkey, t.addr + HZ_SRC_OFF,
-				     HZ_COPY_LEN);
+				     len);
 		prism_op_set_redirect(&c, op, t.addr + dst);
 	}
 	if (prism_chain_error(&c)) {
@@ -393,7 +394,9 @@ int main(int argc, char **argv)
 		return do_probe();
 	if (!strcmp(mode, "budget") && npos >= 2)
 		return do_budget((unsigned int)strtoul(pos[0], NULL, 0),
-				 (uint32_t)strtoul(pos[1], NULL, 0));
+				 (uint32_t)strtoul(pos[1], NULL, 0),
+				 npos > 2 ? (uint32_t)strtoul(pos[2], NULL, 0) :
+					    HZ_COPY_LEN);
 	if (!strcmp(mode, "check") && npos >= 1)
 		return do_check((uint32_t)strtoul(pos[0], NULL, 0));
 	if (!strcmp(mode, "zero"))

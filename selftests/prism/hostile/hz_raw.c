@@ -4,8 +4,9 @@
  * Prints "key=status" results (status "none": no answer).
  *
  * Usage: hz_raw IFNAME MODE [ARGS...] ADDRLINE...
- *   budget NOPS DST  one chain of NOPS READ|REDIRECT ops, each copying the
- *                    64 KiB at HZ_SRC_OFF to region offset DST
+ *   budget NOPS DST [LEN]  one chain of NOPS READ|REDIRECT ops, each copying
+ *                    the LEN bytes (64 KiB) at HZ_SRC_OFF to region offset
+ *                    DST
  *   zero             READ, WRITE and CAS of length 0, valid rkey
  *   noauth           READ with rkey 0 and with a random rkey to the real
  *                    endpoint, and a valid one to an unbound endpoint
@@ -50,7 +51,7 @@ static int ask(struct frame *f, int tries, int *op0)
 	return st;
 }
 
-static int do_budget(unsigned int nops, uint32_t dst)
+static int do_budget(unsigned int nops, uint32_t dst, uint32_t len)
 {
 	struct frame f;
 	struct wop *op;
@@ -60,7 +61,7 @@ static int do_budget(unsigned int nops, uint32_t dst)
 	req(&f, (uint8_t)nops, t.ep);
 	for (i = 0; i < nops; i++) {
 		op = frame_add_op(&f, PRISM_OP_READ, PRISM_F_REDIRECT,
-				  HZ_COPY_LEN, t.rkey, t.addr + HZ_SRC_OFF,
+				  len, t.rkey, t.addr + HZ_SRC_OFF,
 				  NULL, 0);
 		op->redirect = htobe64(t.addr + dst);
 	}
@@ -139,7 +140,9 @@ int main(int argc, char **argv)
 	setvbuf(stdout, NULL, _IOLBF, 0);
 	if (!strcmp(argv[2], "budget") && npos >= 2)
 		return do_budget((unsigned int)strtoul(pos[0], NULL, 0),
-				 (uint32_t)strtoul(pos[1], NULL, 0));
+				 (uint32_t)strtoul(pos[1], NULL, 0),
+				 npos > 2 ? (uint32_t)strtoul(pos[2], NULL, 0) :
+					    HZ_COPY_LEN);
 	if (!strcmp(argv[2], "zero"))
 		return do_zero();
 	if (!strcmp(argv[2], "noauth"))

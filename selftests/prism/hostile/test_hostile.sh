@@ -20,9 +20,9 @@
 #  J  zero-length accesses at the end of a region: bounded READ through
 #     {region end, 0} gives 0 bytes, no splat; READ/WRITE/CAS of length 0
 #     sent raw are INVALID
-#  I  a chain that may touch more than 256 KiB (16 x 64 KiB READ|REDIRECT)
-#     is refused: EINVAL from sendmsg, INVALID raw, nothing copied,
-#     over_budget counted; 2 such ops still run
+#  I  a chain that may touch more than PRISM_MAX_CHAIN_WORK, 4 MiB (16 x
+#     1 MiB READ|REDIRECT), is refused: EINVAL from sendmsg, INVALID raw,
+#     nothing copied, over_budget counted; 2 ops of 64 KiB still run
 #  H  only status-only answers go out as TC_PRIO_CONTROL (prio qdisc
 #     bands: 1:1 = control, 1:2 = priority 0)
 #  B  forged responses (T's MAC and endpoint, ids the client really uses,
@@ -329,14 +329,14 @@ check "J: no kernel splat (BUG/KASAN/WARNING) in the log" '[ "$(splats)" = "$j_s
 # I: CPU amplification
 sect I
 i_before=$(stat_of "$T" over_budget)
-client budget 16 $((128 << 10)) $s7_line > "$tmp/i_send16" 2>&1
+client budget 16 $((128 << 10)) $((1 << 20)) $s7_line > "$tmp/i_send16" 2>&1
 client check $((128 << 10)) $s7_line > "$tmp/i_dst1" 2>&1
-in_ns "$L" "$here/hz_raw" eth0 budget 16 $((192 << 10)) $s7_line > "$tmp/i_raw16" 2>&1
+in_ns "$L" "$here/hz_raw" eth0 budget 16 $((192 << 10)) $((1 << 20)) $s7_line > "$tmp/i_raw16" 2>&1
 client check $((192 << 10)) $s7_line > "$tmp/i_dst2" 2>&1
 i_after=$(stat_of "$T" over_budget)
 client budget 2 $((256 << 10)) $s7_line > "$tmp/i_send2" 2>&1
 client check $((256 << 10)) $s7_line > "$tmp/i_dst3" 2>&1
-check "I: sendmsg of 16 x 64 KiB READ|REDIRECT (2 MiB touched) fails with EINVAL" \
+check "I: sendmsg of 16 x 1 MiB READ|REDIRECT (16 MiB touched) fails with EINVAL" \
 	'[ "$(kv "$tmp/i_send16" submit)" = EINVAL ]' '$(cat "$tmp/i_send16")'
 check "I: ... and nothing was copied" '[ "$(kv "$tmp/i_dst1" state)" = zero ]' '$(cat "$tmp/i_dst1")'
 check "I: the same chain sent raw is answered INVALID" '[ "$(kv "$tmp/i_raw16" status)" = INVALID ]' \

@@ -201,9 +201,8 @@ static const struct fz_case {
 	{ READ8(1), .flags = PRISM_F_INDIRECT, .want = PRISM_S_OK,
 	  .want_op = PRISM_S_ACCESS,
 	  .what = "pointer read from memory points outside: ACCESS" },
-	{ .nops = 1, .opcode = PRISM_OP_READ, .len = 4000,
-	  .want = PRISM_S_TOO_BIG, .want_op = -1,
-	  .what = "reply larger than a frame: TOO_BIG" },
+	{ .nops = 1, .opcode = PRISM_OP_READ, .len = PRISM_MAX_OP_DATA + 1,
+	  INVALID, .what = "READ past PRISM_MAX_OP_DATA: INVALID" },
 #undef READ8
 #undef DROPPED
 #undef INVALID
