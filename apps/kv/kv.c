@@ -54,8 +54,8 @@ static int report(const char *what, int err)
 	if (err == -ENOENT)
 		fprintf(stderr, "kv: %s: not found\n", what);
 	else if (err == -E2BIG)
-		fprintf(stderr, "kv: %s: key > %u bytes or value > %u - key bytes\n",
-			what, KV_MAX_KEY, KV_MAX_ENTRY - KV_ENTRY_HDR);
+		fprintf(stderr, "kv: %s: key > %u bytes or value > %u bytes\n",
+			what, KV_MAX_KEY, KV_MAX_VALUE);
 	else if (err)
 		fprintf(stderr, "kv: %s: %s\n", what, strerror(-err));
 	return exit_code(err);
@@ -96,7 +96,7 @@ static int cmd_get(int argc, char **argv)
 
 static int cmd_put(int argc, char **argv)
 {
-	static unsigned char val[KV_MAX_ENTRY + 1];
+	static unsigned char val[KV_MAX_VALUE + 1];
 	struct kv_client *c;
 	size_t vlen;
 	int err;
@@ -335,8 +335,8 @@ static void usage(void)
 		"          [--dist uniform|zipf] [--records N] [--value N] [--seconds S]\n"
 		"          [--seed N] [--load] [--out FILE]\n"
 		"       kv merge FILE...\n"
-		"limits: key 1..%u bytes, key + value <= %u bytes\n",
-		KV_MAX_KEY, KV_MAX_ENTRY - KV_ENTRY_HDR);
+		"limits: key 1..%u bytes, value 0..%u bytes\n",
+		KV_MAX_KEY, KV_MAX_VALUE);
 	exit(2);
 }
 

@@ -35,6 +35,14 @@
 #define KV_MAX_TORN_RETRIES	1000
 /* ALLOC retries while the server recycles (grace periods): about 5 s. */
 #define KV_MAX_NO_BUFFER	500
+/*
+ * The largest chain: a PUT (4 ops, the entry inline, 56 B of CAS operands)
+ * or a Pilaf RPC SEND; the largest completion: a GET of the largest entry
+ * (a liburing-prism ring of these clients would need receive buffers of
+ * KV_MSG_CAP too).
+ */
+#define KV_CHAIN_CAP	(1024 + KV_RPC_HDR + KV_MAX_ENTRY)
+#define KV_MSG_CAP	(1024 + KV_MAX_ENTRY)
 
 struct kv_client {
 	int			fd;
@@ -48,8 +56,9 @@ struct kv_client {
 	unsigned int		npending;
 	uint64_t		pending[KV_RECYCLE_MAX];
 	struct kv_client_stats	st;
-	_Alignas(8) unsigned char chain[2048];
-	_Alignas(8) unsigned char msg[4096];
+	__u32			get_len;	/* first read of a GET, grows */
+	_Alignas(8) unsigned char chain[KV_CHAIN_CAP];
+	_Alignas(8) unsigned char msg[KV_MSG_CAP];
 	_Alignas(8) unsigned char entry[KV_MAX_ENTRY];
 	_Alignas(8) unsigned char rpc[KV_RPC_HDR + KV_MAX_ENTRY];
 };
@@ -143,6 +152,7 @@ int kv_client_open(struct kv_client **out, const char *ifname,
 	c->timeout_ms = timeout_ms > 0 ? timeout_ms : 1000;
 	c->recycle_batch = KV_RECYCLE_MAX;
 	c->next_ud = 1;
+	c->get_len = KV_GET_FIRST;
 	err = load_info(c);
 	if (err)
 		goto fail;
@@ -275,8 +285,8 @@ static int probe_read(struct kv_client *c, probe_prep_fn *prep, uint64_t addr,
 	return 0;
 }
 
-/* What reading one slot of a probe found. */
-enum slot_read { SLOT_TORN, SLOT_EMPTY, SLOT_ENTRY };
+/* What reading one slot of a probe found (SLOT_LONGER: read it again). */
+enum slot_read { SLOT_TORN, SLOT_EMPTY, SLOT_ENTRY, SLOT_LONGER };
 
 /*
  * Read slot idx: SLOT_ENTRY with its entry in *e, SLOT_EMPTY with the
@@ -298,6 +308,8 @@ static int probe_slots(struct kv_client *c, const void *key, size_t klen,
 		r = read_slot(c, idx, &e);
 		if (r < 0)
 			return r;
+		if (r == SLOT_LONGER)
+			continue;
 		if (r == SLOT_TORN) {
 			c->st.torn_reads++;
 			if (++torn > KV_MAX_TORN_RETRIES)
@@ -324,18 +336,30 @@ static int probe_slots(struct kv_client *c, const void *key, size_t klen,
 	return -ENOSPC;
 }
 
-/* PRISM-KV: one bounded indirect READ gives the slot's entry. */
+/*
+ * PRISM-KV: one bounded indirect READ of c->get_len bytes gives the slot's
+ * entry.  A longer entry comes back cut at c->get_len; its header tells
+ * its length, which becomes c->get_len (so the next GET of entries that
+ * large takes one round trip again) and the slot is read again.
+ */
 static int prism_read_slot(struct kv_client *c, uint64_t idx, struct kv_entry *e)
 {
 	const void *data;
 	__u32 len;
-	int err;
+	int err, full;
 
 	err = probe_read(c, prism_prep_read_bounded, slot_addr(c, idx),
-			 KV_MAX_ENTRY, &data, &len);
+			 c->get_len, &data, &len);
 	if (err)
 		return err;
-	if (!data || kv_entry_decode(data, len, e))
+	if (!data)
+		return SLOT_TORN;
+	full = kv_entry_peek_len(data, len);
+	if (len == c->get_len && full > (int)len) {
+		c->get_len = (__u32)full;
+		return SLOT_LONGER;
+	}
+	if (kv_entry_decode(data, len, e))
 		return SLOT_TORN;
 	/* slots never go back to EMPTY: its version is 0 */
 	if (e->flags == KV_E_EMPTY) {

@@ -11,9 +11,25 @@
 
 /*
  * 32 + key + value must fit the class.  640 holds a 512-byte value with a
- * key of up to 96 bytes (the benchmark's case) without wasting 1024.
+ * key of up to 96 bytes (the benchmark's case) without wasting 1024.  The
+ * large classes hold a value of 2^n bytes with any key (2^n + 32 + 128),
+ * the last one KV_MAX_ENTRY.
  */
-const uint32_t kv_class_size[KV_NCLASSES] = { 64, 128, 256, 640, 1024 };
+const uint32_t kv_class_size[KV_NCLASSES] = {
+	64, 128, 256, 640, 1024,
+	2048 + 160, 4096 + 160, 8192 + 160, 16384 + 160, 32768 + 160,
+	KV_MAX_ENTRY,
+};
+
+uint32_t kv_class_count(int cls, uint32_t nbufs)
+{
+	uint64_t n;
+
+	if (kv_class_size[cls] <= 1024)
+		return nbufs;
+	n = (uint64_t)nbufs * 1024 / kv_class_size[cls];
+	return n < 16 ? 16 : (uint32_t)n;
+}
 
 /* Final mixer: FNV-1a alone leaves the low bits weak for power-of-two tables. */
 static uint64_t mix64(uint64_t x)
@@ -87,9 +103,23 @@ int kv_check_sizes(size_t klen, size_t vlen)
 {
 	if (klen == 0)
 		return -EINVAL;
-	if (klen > KV_MAX_KEY || vlen > KV_MAX_VALUE(klen))
+	if (klen > KV_MAX_KEY || vlen > KV_MAX_VALUE)
 		return -E2BIG;
 	return 0;
+}
+
+int kv_entry_peek_len(const void *buf, size_t len)
+{
+	const uint8_t *e = buf;
+	uint32_t klen, vlen;
+
+	if (len < KV_ENTRY_HDR || pu_get_le32(e) != KV_ENTRY_MAGIC)
+		return -EBADMSG;
+	klen = pu_get_le16(e + 6);
+	vlen = pu_get_le32(e + 8);
+	if (klen > KV_MAX_KEY || vlen > KV_MAX_VALUE)
+		return -EBADMSG;
+	return (int)kv_entry_len(klen, vlen);
 }
 
 /* Checksum of an entry: everything but the checksum field itself. */
@@ -141,7 +171,7 @@ int kv_entry_decode(const void *buf, size_t len, struct kv_entry *out)
 	vlen = pu_get_le32(e + 8);
 	if (flags != KV_E_LIVE && flags != KV_E_DELETED && flags != KV_E_EMPTY)
 		return -EBADMSG;
-	if (klen > KV_MAX_KEY || vlen > KV_MAX_ENTRY ||
+	if (klen > KV_MAX_KEY || vlen > KV_MAX_VALUE ||
 	    kv_entry_len(klen, vlen) != len)
 		return -EBADMSG;
 	if (pu_get_le64(e + 24) != entry_checksum(e, len))

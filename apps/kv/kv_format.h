@@ -14,7 +14,7 @@
  * Slot (32 bytes, four little-endian u64, 32-byte aligned so a 32-byte CAS
  * or READ is atomic in the module):
  *   ptr      address of the current entry (EMPTY entry when unused)
- *   bound    length of that entry: GET reads min(KV_MAX_ENTRY, bound) bytes
+ *   bound    length of that entry: GET reads min(its read size, bound) bytes
  *   version  +1 on every successful update; 0 only while unused.  A PUT's
  *            CAS compares just this word (masked CAS), so a slot that
  *            changed in between, even back to the same buffer, fails it.
@@ -45,17 +45,25 @@
 #define KV_TABLE_OFFSET		4096u
 #define KV_ENTRY_HDR		32u
 #define KV_MAX_KEY		128u
-/* Largest entry: fits a PUT chain and a GET reply in one 1500-byte frame. */
-#define KV_MAX_ENTRY		1024u
-/* Largest value for a key of klen bytes (>= 864 for every key). */
-#define KV_MAX_VALUE(klen)	(KV_MAX_ENTRY - KV_ENTRY_HDR - (klen))
+/* Largest value, whatever the key (a PUT's ALLOC and a GET's READ carry it). */
+#define KV_MAX_VALUE		65536u
+/* Largest entry: header, the largest key and the largest value. */
+#define KV_MAX_ENTRY		(KV_ENTRY_HDR + KV_MAX_KEY + KV_MAX_VALUE)
+/*
+ * What a GET reads first (bounded READ of the slot's entry): entries up to
+ * this size come back in one round trip and fit one 1500-byte frame.  A
+ * longer entry is read again at its length, which the client then keeps
+ * as its first read size (kv_client.c).
+ */
+#define KV_GET_FIRST		1024u
 
 #define KV_ENTRY_MAGIC		0x314b5650u	/* "PVK1" */
 #define KV_E_LIVE		1u
 #define KV_E_DELETED		2u
 #define KV_E_EMPTY		4u
 
-#define KV_NCLASSES		5
+/* Small classes (<= 1024), then one per power of two of value + 160. */
+#define KV_NCLASSES		11
 extern const uint32_t kv_class_size[KV_NCLASSES];
 
 /* 64-bit hash of bytes (FNV-1a with a final avalanche), seedable. */
@@ -75,6 +83,19 @@ int kv_class_for(uint32_t len);
 
 /* 0 if a key/value of these lengths may be stored, else -EINVAL / -E2BIG. */
 int kv_check_sizes(size_t klen, size_t vlen);
+
+/*
+ * Buffers of class cls for a server given nbufs per class: nbufs for the
+ * small classes, then the same nbufs KiB of memory per large class (at
+ * least 16 buffers).
+ */
+uint32_t kv_class_count(int cls, uint32_t nbufs);
+
+/*
+ * Length of the entry whose first len (>= KV_ENTRY_HDR) bytes are at buf,
+ * from its header, or -EBADMSG when the header is not an entry's.
+ */
+int kv_entry_peek_len(const void *buf, size_t len);
 
 /* Entry of these lengths, in bytes. */
 static inline uint32_t kv_entry_len(size_t klen, size_t vlen)

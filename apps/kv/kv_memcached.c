@@ -173,16 +173,21 @@ int mc_get(struct mc_conn *c, const char *key, void *val, size_t cap, size_t *vl
 
 int mc_set(struct mc_conn *c, const char *key, const void *val, size_t vlen)
 {
-	char req[4096], line[512];
+	char hdr[512], line[512], *req;
 	int err, n;
 
-	/* one write, so the request leaves in one segment (TCP_NODELAY) */
-	n = snprintf(req, sizeof(req), "set %s 0 0 %zu\r\n", key, vlen);
-	if (n < 0 || (size_t)n + vlen + 2 > sizeof(req))
+	n = snprintf(hdr, sizeof(hdr), "set %s 0 0 %zu\r\n", key, vlen);
+	if (n < 0 || (size_t)n >= sizeof(hdr))
 		return -EINVAL;
+	/* one write, so a small request leaves in one segment (TCP_NODELAY) */
+	req = malloc((size_t)n + vlen + 2);
+	if (!req)
+		return -ENOMEM;
+	memcpy(req, hdr, (size_t)n);
 	memcpy(req + n, val, vlen);
 	memcpy(req + n + vlen, "\r\n", 2);
 	err = write_all(c->fd, req, (size_t)n + vlen + 2);
+	free(req);
 	if (!err)
 		err = read_line(c, line, sizeof(line));
 	if (err)

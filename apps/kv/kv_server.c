@@ -5,8 +5,9 @@
  *   kv-server --if IFNAME --info FILE [--mode prism|pilaf] [--ep N]
  *             [--slots N] [--bufs N] [--quarantine N] [--recycle-interval-ms N]
  *
- * Builds one region (EMPTY entry, slot table, buffers of each size class;
- * layout in kv_format.h), registers it and writes the address line to
+ * Builds one region (EMPTY entry, slot table, buffers of each size class:
+ * --bufs of each class up to 1 KiB, --bufs KiB of each larger one, at least
+ * 16 buffers; layout in kv_format.h), registers it and writes the address line to
  * FILE (atomically, so a reader never sees half of it).
  *
  * prism: posts every buffer to one free list per size class, then sleeps
@@ -105,9 +106,9 @@ static int layout(struct server *s, uint32_t nbufs)
 	for (i = 0; i < KV_NCLASSES; i++) {
 		off = (off + 63) & ~63ull;
 		s->cls[i].size = kv_class_size[i];
-		s->cls[i].count = nbufs;
+		s->cls[i].count = kv_class_count(i, nbufs);
 		s->cls[i].start = off;	/* offset for now */
-		off += (uint64_t)kv_class_size[i] * nbufs;
+		off += (uint64_t)kv_class_size[i] * s->cls[i].count;
 	}
 	s->len = (off + 4095) & ~4095ull;
 	s->mem = mmap(NULL, s->len, PROT_READ | PROT_WRITE,
@@ -161,7 +162,7 @@ static int prism_setup(struct server *s)
 	err = prism_reg_mr(s->fd, s->mem, s->len, PRISM_ACCESS_ALL, &s->rkey);
 	if (err)
 		return err;
-	addrs = calloc(s->cls[0].count, sizeof(*addrs));
+	addrs = calloc(s->cls[0].count, sizeof(*addrs));	/* the most */
 	if (!addrs)
 		return -ENOMEM;
 	for (i = 0; i < KV_NCLASSES && !err; i++) {
@@ -266,8 +267,11 @@ static void pilaf_free(struct server *s, uint64_t addr)
 	c = &s->cls[cls];
 	c->quar[(c->qhead + c->qlen) % c->count] = addr;
 	c->qlen++;
-	/* a buffer leaves quarantine once enough newer ones are behind it */
-	while (c->qlen > s->quarantine) {
+	/*
+	 * A buffer leaves quarantine once enough newer ones are behind it
+	 * (half of a class with fewer buffers than --quarantine).
+	 */
+	while (c->qlen > (s->quarantine < c->count / 2 ? s->quarantine : c->count / 2)) {
 		c->free[c->nfree++] = c->quar[c->qhead];
 		c->qhead = (c->qhead + 1) % c->count;
 		c->qlen--;
@@ -394,9 +398,12 @@ static int write_info(const struct server *s, const char *path)
 	return pu_write_atomic(path, line);
 }
 
+/* The largest message: a Pilaf PUT of the largest entry. */
+#define KV_SERVER_MSG	(4096 + KV_RPC_HDR + KV_MAX_ENTRY)
+
 int main(int argc, char **argv)
 {
-	_Alignas(8) static unsigned char msg[4096];
+	_Alignas(8) static unsigned char msg[KV_SERVER_MSG];
 	const struct prism_msg *m = (const void *)msg;
 	const char *ifname = NULL, *info = NULL;
 	struct server s = { .proto = KV_PROTO_PRISM, .nslots = 65536,
@@ -410,7 +417,7 @@ int main(int argc, char **argv)
 		PU_OPT_CHOICE("mode", pilaf, "prism|pilaf", "server kind (default prism)"),
 		PU_OPT("ep", ep, "N", "endpoint id (default: any)"),
 		PU_OPT("slots", s.nslots, "N", "hash slots, a power of two (default 65536)"),
-		PU_OPT("bufs", nbufs, "N", "buffers per class (default 4096)"),
+		PU_OPT("bufs", nbufs, "N", "buffers per class up to 1 KiB, N KiB per larger class (default 4096)"),
 		PU_OPT("quarantine", s.quarantine, "N", "pilaf: freed buffers held back (default 256)"),
 		PU_OPT("recycle-interval-ms", s.recycle_interval_ms, "N",
 		       "prism: buffer recycling period (default 500)"),

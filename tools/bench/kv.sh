@@ -7,7 +7,8 @@
 #   tools/vm/run.sh --timeout 900 -- env PRISM_KO=$PWD/kmod/prism.ko tools/bench/kv.sh
 #
 # YCSB-style workloads A (50% GET / 50% PUT), B (95/5), C (100% GET), keys
-# uniform or Zipf 0.99 (scrambled), 512-byte values, N closed-loop clients,
+# uniform or Zipf 0.99 (scrambled), values of 64 B to 64 KiB (an axis: every
+# workload and distribution at every value size), N closed-loop clients,
 # each in its own network namespace, the server in another (tools/lib/hosts.sh).
 # Systems: PRISM-KV (one-sided), the Pilaf-style baseline (one-sided GET,
 # PUT by RPC to the server CPU) and memcached over TCP between the same
@@ -17,7 +18,11 @@
 # Output: $PRISM_OUT/bench-kv.json, $PRISM_OUT/bench-kv.png (gnuplot).
 # Environment: PRISM_KO, PRISM_OUT, KV_BENCH_SECONDS (per point, default 3),
 # KV_BENCH_CLIENTS (default 2), KV_BENCH_RECORDS (default 1000),
-# KV_BENCH_VALUE (default 512), KV_BENCH_SYSTEMS (default "prism pilaf memcached").
+# KV_BENCH_VALUES (value sizes, default "64 512 4096 65536"; over about 1 KiB
+# they need the module's large operations), KV_BENCH_WORKLOADS (default
+# "A B C"), KV_BENCH_DISTS (default "uniform zipf"), KV_BENCH_SYSTEMS
+# (default "prism pilaf memcached").  The apps/kv guest suite runs a smoke
+# of one point per value size.
 set -u
 
 here=$(cd "$(dirname "$0")" && pwd)
@@ -27,7 +32,9 @@ KO=${PRISM_KO:-$repo/kmod/prism.ko}
 SECONDS_PER_POINT=${KV_BENCH_SECONDS:-3}
 NCLIENTS=${KV_BENCH_CLIENTS:-2}
 RECORDS=${KV_BENCH_RECORDS:-1000}
-VALUE=${KV_BENCH_VALUE:-512}
+VALUES=${KV_BENCH_VALUES:-64 512 4096 65536}
+WORKLOADS=${KV_BENCH_WORKLOADS:-A B C}
+DISTS=${KV_BENCH_DISTS:-uniform zipf}
 SYSTEMS=${KV_BENCH_SYSTEMS:-prism pilaf memcached}
 out=${PRISM_OUT:-$repo/build/vm-out}
 P=kvb
@@ -104,39 +111,42 @@ results=$work/results.jsonl
 : >"$results"
 for sys in $SYSTEMS; do
 	start "$sys"
-	kvh 2 "$sys" bench --load --records "$RECORDS" --value "$VALUE" >/dev/null ||
-		fail "$sys: load failed"
-	for wl in A B C; do
-		for dist in uniform zipf; do
-			t0=$(cpu_ticks "$server")
-			pids=()
-			for c in $(seq 2 $NHOSTS); do
-				kvh "$c" "$sys" bench --workload $wl --dist $dist \
-					--records "$RECORDS" --value "$VALUE" \
-					--seconds "$SECONDS_PER_POINT" --seed $((c * 1000 + RANDOM)) \
-					--out "$work/r-$c" 2>"$work/err-$c" &
-				pids+=($!)
+	for value in $VALUES; do
+		# every record rewritten at this value size
+		kvh 2 "$sys" bench --load --records "$RECORDS" --value "$value" >/dev/null ||
+			fail "$sys: load of $value-byte values failed"
+		for wl in $WORKLOADS; do
+			for dist in $DISTS; do
+				t0=$(cpu_ticks "$server")
+				pids=()
+				for c in $(seq 2 $NHOSTS); do
+					kvh "$c" "$sys" bench --workload $wl --dist $dist \
+						--records "$RECORDS" --value "$value" \
+						--seconds "$SECONDS_PER_POINT" --seed $((c * 1000 + RANDOM)) \
+						--out "$work/r-$c" 2>"$work/err-$c" &
+					pids+=($!)
+				done
+				for p in "${pids[@]}"; do wait "$p"; done
+				t1=$(cpu_ticks "$server")
+				res=$("$B/kv" merge "$work"/r-*) || fail "$sys $value $wl $dist: no results"
+				cpu=$(awk -v t=$((t1 - t0)) -v hz="$hz" 'BEGIN { printf "%.3f", t / hz }')
+				line="{\"system\": \"$sys\", \"value\": $value, \"workload\": \"$wl\", \"dist\": \"$dist\", \"server_cpu_s\": $cpu, ${res#\{}"
+				echo "$line" >>"$results"
+				echo "bench-kv: $line"
+				rm -f "$work"/r-*
 			done
-			for p in "${pids[@]}"; do wait "$p"; done
-			t1=$(cpu_ticks "$server")
-			res=$("$B/kv" merge "$work"/r-*) || fail "$sys $wl $dist: no results"
-			cpu=$(awk -v t=$((t1 - t0)) -v hz="$hz" 'BEGIN { printf "%.3f", t / hz }')
-			line="{\"system\": \"$sys\", \"workload\": \"$wl\", \"dist\": \"$dist\", \"server_cpu_s\": $cpu, ${res#\{}"
-			echo "$line" >>"$results"
-			echo "bench-kv: $line"
-			rm -f "$work"/r-*
 		done
 	done
 	stop_server
 done
 
 python3 "$here/kv_report.py" "$results" "$out/bench-kv.json" "$work/plot.dat" \
-	"$NCLIENTS" "$RECORDS" "$VALUE" "$SECONDS_PER_POINT"
+	"$NCLIENTS" "$RECORDS" "$VALUES" "$SECONDS_PER_POINT"
 [ $? = 0 ] || fail "could not assemble $out/bench-kv.json"
 
 nsys=$(head -1 "$work/plot.dat" | awk '{ print (NF - 1) / 2 }')
 bench_plot "$out/bench-kv.png" \
-	"PRISM-KV vs Pilaf vs memcached: $NCLIENTS clients, ${VALUE}-byte values, TCG guest" <<EOF
+	"PRISM-KV vs Pilaf vs memcached: $NCLIENTS clients, values of $VALUES bytes, TCG guest" <<EOF
 set key top left
 set grid ytics
 set ylabel "throughput (kops/s)"

@@ -1,20 +1,26 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: MIT
 """Report of tools/bench/kv.sh: merges its per-point JSON lines into
-bench-kv.json and gnuplot data (arguments: see kv.sh)."""
+bench-kv.json and gnuplot data (arguments: see kv.sh; values is the list
+of value sizes, space separated)."""
 import json, sys
-src, dst, dat, nclients, records, value, secs = sys.argv[1:8]
+src, dst, dat, nclients, records, values, secs = sys.argv[1:8]
 rows = [json.loads(l) for l in open(src) if l.strip()]
-by = {(r["system"], r["workload"], r["dist"]): r for r in rows}
-points = [(w, d) for w in "ABC" for d in ("uniform", "zipf")]
+by = {(r["system"], r["value"], r["workload"], r["dist"]): r for r in rows}
+# points in the order they ran: value size, workload, distribution
+points = []
+for r in rows:
+    p = (r["value"], r["workload"], r["dist"])
+    if p not in points:
+        points.append(p)
 ratios = []
-for w, d in points:
-    p = by.get(("prism", w, d))
+for v, w, d in points:
+    p = by.get(("prism", v, w, d))
     if not p:
         continue
-    e = {"workload": w, "dist": d}
+    e = {"value": v, "workload": w, "dist": d}
     for other in ("pilaf", "memcached"):
-        o = by.get((other, w, d))
+        o = by.get((other, v, w, d))
         if o and o["throughput"] and p["p99_us"]:
             e["throughput_prism_over_" + other] = round(p["throughput"] / o["throughput"], 3)
             e["mean_latency_prism_over_" + other] = round(p["mean_us"] / o["mean_us"], 3)
@@ -23,7 +29,8 @@ for w, d in points:
 doc = {
     "benchmark": "PRISM-KV YCSB-style (tools/bench/kv.sh)",
     "config": {"clients": int(nclients), "records": int(records),
-               "value_bytes": int(value), "seconds_per_point": float(secs),
+               "value_bytes": [int(x) for x in values.split()],
+               "seconds_per_point": float(secs),
                "zipf_theta": 0.99, "read_share": {"A": 0.5, "B": 0.95, "C": 1.0}},
     "results": rows,
     "ratios": ratios,
@@ -32,11 +39,11 @@ json.dump(doc, open(dst, "w"), indent=1)
 systems = [s for s in ("prism", "pilaf", "memcached") if any(k[0] == s for k in by)]
 with open(dat, "w") as f:
     f.write("point " + " ".join(f"{s}_kops {s}_p99" for s in systems) + "\n")
-    for w, d in points:
+    for v, w, d in points:
         cols = []
         for s in systems:
-            r = by.get((s, w, d))
+            r = by.get((s, v, w, d))
             cols += [f"{r['throughput'] / 1000:.3f}", f"{r['p99_us']:.0f}"] if r else ["NaN", "NaN"]
-        f.write(f"{w}-{d} " + " ".join(cols) + "\n")
+        f.write(f"{v}B-{w}-{d} " + " ".join(cols) + "\n")
 for e in ratios:
     print("bench-kv: ratio", json.dumps(e))

@@ -6,7 +6,9 @@
  * properties (sums over clients, final state).
  *
  *   kv-check IF INFO counters ID KEYS INCS   read-modify-write increments
- *   kv-check IF INFO model ID KEYS OPS        random ops on own keys vs a model
+ *   kv-check IF INFO model ID KEYS OPS [VMAX] random ops on own keys vs a model;
+ *                                             values < 600 B, a few of VMAX
+ *                                             (default KV_MAX_VALUE)
  *   kv-check IF INFO stamp-writer ID KEY SECONDS
  *   kv-check IF INFO stamp-reader KEY SECONDS [allow-torn]
  *   kv-check IF INFO restart KEY READY_FILE
@@ -115,8 +117,12 @@ struct model_key {
 	unsigned char	val[KV_MAX_ENTRY];
 };
 
-/* Random PUT/DELETE/GET on this client's own keys, checked against a model. */
-static int model(int id, int keys, int ops)
+/*
+ * Random PUT/DELETE/GET on this client's own keys, checked against a model:
+ * 2% of the PUTs store a value of vmax bytes, 1% one of KV_MAX_VALUE + 1
+ * (refused), the others under 600 bytes.
+ */
+static int model(int id, int keys, int ops, size_t vmax)
 {
 	struct kv_client *c = open_or_die(0);
 	struct model_key *m = calloc((size_t)keys, sizeof(*m));
@@ -126,6 +132,8 @@ static int model(int id, int keys, int ops)
 
 	if (!m)
 		return fail("oom");
+	if (vmax > KV_MAX_VALUE)
+		vmax = KV_MAX_VALUE;
 	kv_rng_seed(&rng, (uint64_t)id * 7919 + 1);
 	for (n = 0; n < ops + keys; n++) {
 		char key[32];
@@ -137,15 +145,15 @@ static int model(int id, int keys, int ops)
 		k = verify ? n - ops : (int)(kv_rng_next(&rng) % (uint64_t)keys);
 		klen = (size_t)snprintf(key, sizeof(key), "m%d-%d", id, k);
 		if (!verify && r < 45) {
-			unsigned char val[KV_MAX_ENTRY + 1];
+			static unsigned char val[KV_MAX_VALUE + 1];
 			size_t len = kv_rng_next(&rng) % 600, i;
 
-			if (r < 3)	/* exactly at the limit, or one past it */
-				len = KV_MAX_VALUE(klen) + (r == 2);
+			if (r < 3)	/* vmax, or one past the limit */
+				len = r == 2 ? KV_MAX_VALUE + 1 : vmax;
 			for (i = 0; i < len; i++)
 				val[i] = (unsigned char)kv_rng_next(&rng);
 			err = kv_put(c, key, klen, val, len);
-			if (len > KV_MAX_VALUE(klen)) {
+			if (len > KV_MAX_VALUE) {
 				if (err != -E2BIG)
 					return fail("put %s of %zu bytes: %d, want -E2BIG",
 						    key, len, err);
@@ -333,8 +341,9 @@ int main(int argc, char **argv)
 	cmd = argv[3];
 	if (!strcmp(cmd, "counters") && argc == 7)
 		return counters(atoi(argv[4]), atoi(argv[5]), atoi(argv[6]));
-	if (!strcmp(cmd, "model") && argc == 7)
-		return model(atoi(argv[4]), atoi(argv[5]), atoi(argv[6]));
+	if (!strcmp(cmd, "model") && (argc == 7 || argc == 8))
+		return model(atoi(argv[4]), atoi(argv[5]), atoi(argv[6]),
+			     argc == 8 ? strtoul(argv[7], NULL, 0) : KV_MAX_VALUE);
 	if (!strcmp(cmd, "stamp-writer") && argc == 7)
 		return stamp_writer(atoi(argv[4]), argv[5], atof(argv[6]));
 	if (!strcmp(cmd, "stamp-reader") && (argc == 6 || argc == 7))

@@ -53,7 +53,7 @@ static void test_slot(void)
 
 static void test_entry(void)
 {
-	unsigned char buf[KV_MAX_ENTRY + 64], val[KV_MAX_ENTRY];
+	unsigned char buf[KV_MAX_ENTRY + 64], val[KV_MAX_ENTRY], key[KV_MAX_KEY];
 	struct kv_entry e;
 	int len, i, caught = 0;
 
@@ -72,15 +72,23 @@ static void test_entry(void)
 	ok(caught == len, "every flipped byte is detected (%d of %d)", caught, len);
 	ok(kv_entry_decode(buf, (size_t)len - 1, &e) == -EBADMSG,
 	   "short read is detected");
+	memset(key, 'k', KV_MAX_KEY);
+	len = kv_entry_encode(buf, sizeof(buf), KV_E_LIVE, key, KV_MAX_KEY, val,
+			      KV_MAX_VALUE, 1);
+	ok(len == (int)KV_MAX_ENTRY && kv_entry_peek_len(buf, 40) == len &&
+	   !kv_entry_decode(buf, (size_t)len, &e) &&
+	   e.vlen == KV_MAX_VALUE && !memcmp(e.val, val, KV_MAX_VALUE),
+	   "largest key and 64 KiB value fill KV_MAX_ENTRY, round trip");
+	ok(kv_entry_decode(buf, KV_GET_FIRST, &e) == -EBADMSG &&
+	   kv_entry_peek_len(buf, KV_GET_FIRST) == len,
+	   "a first read of it is not an entry but tells its length");
 	ok(kv_entry_encode(buf, sizeof(buf), KV_E_LIVE, "k", 1, val,
-			   KV_MAX_VALUE(1), 1) == KV_MAX_ENTRY,
-	   "largest value fills KV_MAX_ENTRY");
-	ok(kv_entry_encode(buf, sizeof(buf), KV_E_LIVE, "k", 1, val,
-			   KV_MAX_VALUE(1) + 1, 1) == -E2BIG, "one byte more is E2BIG");
+			   KV_MAX_VALUE + 1, 1) == -E2BIG, "one byte more is E2BIG");
 	ok(kv_check_sizes(0, 1) == -EINVAL && kv_check_sizes(KV_MAX_KEY + 1, 0) == -E2BIG &&
-	   !kv_check_sizes(KV_MAX_KEY, KV_MAX_VALUE(KV_MAX_KEY)),
-	   "key limits");
-	ok(KV_MAX_VALUE(KV_MAX_KEY) >= 864, "every key can carry an 864-byte value");
+	   !kv_check_sizes(KV_MAX_KEY, KV_MAX_VALUE) &&
+	   kv_check_sizes(1, KV_MAX_VALUE + 1) == -E2BIG,
+	   "key and value limits");
+	ok(kv_entry_peek_len("PVK2", 4) == -EBADMSG, "peek wants a header");
 	len = kv_entry_encode(buf, sizeof(buf), KV_E_EMPTY, NULL, 0, NULL, 0, 0);
 	ok(len == KV_ENTRY_HDR && !kv_entry_decode(buf, KV_ENTRY_HDR, &e) &&
 	   e.flags == KV_E_EMPTY, "EMPTY entry");
@@ -96,12 +104,20 @@ static void test_classes(void)
 	ok(kv_class_for(kv_entry_len(14, 512)) == 3, "bench entry (14-byte key, 512 B) in 640");
 	ok(kv_class_for(KV_MAX_ENTRY) == KV_NCLASSES - 1 &&
 	   kv_class_for(KV_MAX_ENTRY + 1) == -1, "largest class is KV_MAX_ENTRY");
+	ok(kv_class_for(kv_entry_len(KV_MAX_KEY, 4096)) == 6 &&
+	   kv_class_for(kv_entry_len(KV_MAX_KEY, 4097)) == 7,
+	   "a 4 KiB value with any key in the 4 KiB class");
+	ok(kv_class_count(0, 256) == 256 && kv_class_count(4, 256) == 256 &&
+	   kv_class_count(6, 4096) == 4096 * 1024 / (4096 + 160) &&
+	   kv_class_count(KV_NCLASSES - 1, 256) == 16,
+	   "buffers per class: nbufs small, nbufs KiB large, at least 16");
 	/*
-	 * The PUT chain (WRITE 24 B, ALLOC entry, 32-byte CAS, READ 8 B) must
-	 * fit a 1500-byte MTU minus the 20-byte PRISM header: 56-byte ops.
+	 * A PUT chain of an entry up to KV_GET_FIRST (WRITE 24 B, ALLOC entry,
+	 * 32-byte CAS, READ 8 B) fits a 1500-byte MTU minus the 20-byte PRISM
+	 * header (56-byte ops), as does a GET reply of KV_GET_FIRST.
 	 */
-	ok(56 + 24 + 56 + KV_MAX_ENTRY + 56 + 3 * 32 + 56 <= 1480,
-	   "largest PUT chain fits one frame");
+	ok(56 + 24 + 56 + KV_GET_FIRST + 56 + 3 * 32 + 56 <= 1480,
+	   "PUT chain of a first-read-sized entry fits one frame");
 }
 
 static void test_info(void)
@@ -212,7 +228,7 @@ static void test_zipf(void)
 
 int main(void)
 {
-	planned = 36;
+	planned = 39;
 	printf("TAP version 13\n1..%d\n", planned);
 	test_hash();
 	test_slot();

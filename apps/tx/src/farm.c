@@ -12,6 +12,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* A lock, commit or unlock request: FARM_MAX_ENTRIES entries at most. */
+#define RPC_CHAIN_CAP	1024
+_Static_assert(sizeof(struct farm_req) + 256 <= RPC_CHAIN_CAP, "an RPC fits its chain");
+
 struct rpc {
 	int shard;
 	struct farm_req q;
@@ -21,7 +25,7 @@ struct rpc {
 
 static int rpc_send(struct txc *c, struct rpc *r)
 {
-	_Alignas(8) unsigned char cbuf[CHAIN_CAP];
+	_Alignas(8) unsigned char cbuf[RPC_CHAIN_CAP];
 	struct prism_chain_buf cb;
 
 	r->ud = c->next_ud++;
@@ -47,8 +51,7 @@ static int rpc_run(struct txc *c, struct rpc *rs, unsigned int n)
 			return err;
 	}
 	for (;;) {
-		_Alignas(8) unsigned char buf[OUT_CAP];
-		const struct prism_msg *m = (const void *)buf;
+		const struct prism_msg *m = (const void *)c->rbuf;
 		unsigned int busy = 0;
 		ssize_t r;
 
@@ -56,7 +59,7 @@ static int rpc_run(struct txc *c, struct rpc *rs, unsigned int n)
 			busy += !rs[i].replied || !rs[i].chain_done;
 		if (!busy)
 			return 0;
-		r = tx_recv_one(c, buf, sizeof(buf), RPC_REPLY_MS);
+		r = tx_recv_one(c, c->rbuf, c->out_cap, RPC_REPLY_MS);
 		if (r < 0)
 			return (int)r;
 		if (r == 0) {
@@ -150,12 +153,10 @@ static void prep_version_read(const struct txc *c, const struct tx *t,
 /* Re-read the versions of read-only keys: 1 all unchanged and unlocked. */
 static int farm_validate(struct txc *c, struct tx *t)
 {
-	struct bchain *b = malloc(MAX_BATCH * sizeof(*b));
+	struct bchain *b = c->batch;
 	unsigned int n;
 	int ret, ok = 1;
 
-	if (!b)
-		return -ENOMEM;
 	for (unsigned int i = 0; i < t->n; i++)
 		t->it[i].done = t->it[i].written || c->skip_read_validation;
 	n = tx_batch_items(c, t, 0, PRISM_MAX_CHAIN, b, prep_version_read);
@@ -168,7 +169,6 @@ static int farm_validate(struct txc *c, struct tx *t)
 			if (!tx_op_ok(b[j].msg, k) || !v || tx_get64(v) != it->rc << 1)
 				ok = 0;
 		}
-	free(b);
 	return ret ? ret : ok;
 }
 

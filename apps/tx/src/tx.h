@@ -4,7 +4,13 @@
  * SOSP'21, section on PRISM-TX), plus a FaRM-style OCC baseline.
  *
  * Keys 0..nkeys-1; key k lives on shard k % nshards in slot k / nshards.
- * Every value is a 64-bit number (a bank balance, a YCSB-T counter).
+ * Every value is a 64-bit number (a bank balance, a YCSB-T counter) stored
+ * in a value of the store's size, vsize bytes (8..TX_MAX_VALUE, the shard
+ * server's --value-size, default 8): the number in the first 8 bytes, then
+ * filler that tx_value_fill() derives from (key, version, number), so that
+ * a reader checks every byte (tx_value_check()) and a value read partly
+ * from one version and partly from another, or from a buffer recycled
+ * meanwhile, is seen as torn and read again.
  *
  * PRISM-TX slot (32 bytes, one atomic unit for 32-byte CAS/READ):
  *
@@ -14,9 +20,10 @@
  *		     writer that raised it, see below)
  *	word 3  ptr  address of the committed version's buffer
  *
- *	version buffer (16 bytes, from the shard's ALLOCATE free list):
+ *	version buffer (tx_buf_size(vsize) bytes, from the shard's ALLOCATE
+ *	free list):
  *	word 0  ts   timestamp of the transaction that wrote it (0: initial)
- *	word 1  value
+ *	then    value (vsize bytes, padded to 8)
  *
  * Invariant: PW >= C.  PW == C means no write is pending on the key; at
  * most one write is pending at a time (write validation requires PW == C),
@@ -35,7 +42,7 @@
  * Chains (one per shard per phase; ops of different keys are independent):
  *
  *  EXECUTE, per key:  READ slot (32)            -> PR, PW, C, ptr
- *                     READ INDIRECT slot.ptr 16 -> buffer ts, value
+ *                     READ INDIRECT slot.ptr    -> buffer ts, value
  *     (the buffer is consistent with the slot iff buffer.ts <= slot.C: a
  *     version installed between the two ops has ts > the C we saw)
  *  PREPARE, read-only key: CAS GT 24 B at slot, compare (TS,RC,RC),
@@ -56,10 +63,14 @@
  *  Replaced buffers go back to the shard server in SEND messages; it posts
  *  them to the free list (allocatable after a grace period).
  *
- * FaRM-style slot (32 bytes): word 0 head = version << 1 | locked,
- * word 1 value, word 2 tail = version << 1; the server writes value, tail,
- * head in that order, a reader accepts a 24-byte read only when
- * head == tail (unlocked).  Lock, commit and unlock are SEND RPCs.
+ * FaRM-style slot (tx_farm_slot_size(vsize) bytes, at least 32): word 0
+ * head = version << 1 | locked, then the value (vsize bytes, padded to 8),
+ * then tail = version << 1; the server writes value, tail, head in that
+ * order, a reader accepts a read of head..tail only when head == tail
+ * (unlocked) and the value's filler matches (key, version, number): a read
+ * of more than 32 bytes is not atomic, and the filler shows a value torn
+ * by a concurrent commit, as FaRM's per-cache-line versions would.  Lock,
+ * commit and unlock are SEND RPCs.
  */
 #ifndef TX_H
 #define TX_H
@@ -69,8 +80,33 @@
 
 #define TX_MAX_SHARDS	8
 #define TX_SLOT_SIZE	32
-#define TX_BUF_SIZE	16
 #define TX_MAX_KEYS_TX	32	/* keys one transaction touches */
+#define TX_MIN_VALUE	8	/* the number */
+#define TX_MAX_VALUE	4096
+#define TX_DEF_VALUE	8
+
+static inline unsigned int tx_pad8(unsigned int n)
+{
+	return (n + 7) & ~7u;
+}
+
+/* PRISM-TX version buffer: writer timestamp, value. */
+static inline unsigned int tx_buf_size(unsigned int vsize)
+{
+	return 8 + tx_pad8(vsize);
+}
+
+/* FaRM slot: head, value, tail (the stride of the slot array: >= 32). */
+static inline unsigned int tx_farm_read_len(unsigned int vsize)
+{
+	return 16 + tx_pad8(vsize);
+}
+
+static inline unsigned int tx_farm_slot_size(unsigned int vsize)
+{
+	return tx_farm_read_len(vsize) < TX_SLOT_SIZE ? TX_SLOT_SIZE :
+	       tx_farm_read_len(vsize);
+}
 
 /* Offsets of the words of a PRISM-TX slot. */
 #define TX_PR	0
@@ -127,6 +163,54 @@ static inline uint64_t tx_get64(const unsigned char *p)
 	for (int i = 7; i >= 0; i--)
 		v = (v << 8) | p[i];
 	return v;
+}
+
+/* splitmix64 finalizer. */
+static inline uint64_t tx_mix64(uint64_t x)
+{
+	x += 0x9e3779b97f4a7c15ULL;
+	x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ULL;
+	x = (x ^ (x >> 27)) * 0x94d049bb133111ebULL;
+	return x ^ (x >> 31);
+}
+
+/* Filler word i (i >= 1) of the value of key at version ver holding val. */
+static inline uint64_t tx_filler(uint32_t key, uint64_t ver, uint64_t val,
+				 unsigned int i)
+{
+	return tx_mix64(tx_mix64(tx_mix64(ver) ^ val) ^ ((uint64_t)key << 16 | i));
+}
+
+/* The vsize bytes at p: val, then the filler of (key, ver, val). */
+static inline void tx_value_fill(unsigned char *p, unsigned int vsize,
+				 uint32_t key, uint64_t ver, uint64_t val)
+{
+	unsigned char w[8];
+
+	tx_put64(p, val);
+	for (unsigned int off = 8; off < vsize; off += 8) {
+		unsigned int n = vsize - off < 8 ? vsize - off : 8;
+
+		tx_put64(w, tx_filler(key, ver, val, off / 8));
+		memcpy(p + off, w, n);
+	}
+}
+
+/* 1 when the vsize bytes at p are a whole value of key at version ver. */
+static inline int tx_value_check(const unsigned char *p, unsigned int vsize,
+				 uint32_t key, uint64_t ver)
+{
+	uint64_t val = tx_get64(p);
+	unsigned char w[8];
+
+	for (unsigned int off = 8; off < vsize; off += 8) {
+		unsigned int n = vsize - off < 8 ? vsize - off : 8;
+
+		tx_put64(w, tx_filler(key, ver, val, off / 8));
+		if (memcmp(p + off, w, n))
+			return 0;
+	}
+	return 1;
 }
 
 /* Operands of one CAS (len bytes each). */

@@ -17,10 +17,13 @@
  *   -t THREADS    client threads, one socket each (1)
  *   -d MS         run for MS milliseconds ... -n N  ... or N transactions per thread
  *   -I VALUE      initial value of every key (bank audits check KEYS*VALUE)
+ *   -b BYTES      data one chain carries at most (TX_CHAIN_BYTES; 1100
+ *                 keeps each chain in one 1500-byte frame)
  *   -H PREFIX     write committed transactions to PREFIX.<cid>
  *   -B            broken: skip read validation (the checker must object)
  *   -D FILE       dump the final state to FILE ("F key ver val") and exit
- * Prints one line of key=value results.
+ * Values have the size the shard servers were started with (their info
+ * files say it).  Prints one line of key=value results.
  */
 #include <inttypes.h>
 #include <pthread.h>
@@ -39,7 +42,7 @@ struct opts {
 	const char *ifname, *infos, *hist, *dump;
 	enum tx_proto proto;
 	enum workload wl;
-	unsigned int keys, per_tx, cid, threads, broken;
+	unsigned int keys, per_tx, cid, threads, broken, chain_bytes;
 	double theta;
 	long duration_ms, ntx;
 	uint64_t init;
@@ -226,6 +229,8 @@ static int dump(const struct opts *o)
 	FILE *f;
 	int r = txc_open(&c, o->ifname, o->infos, o->proto, o->cid);
 
+	if (!r && o->chain_bytes)
+		r = txc_set_chain_bytes(&c, o->chain_bytes);
 	if (r) {
 		fprintf(stderr, "tx_client: open: %s\n", strerror(-r));
 		return 1;
@@ -249,7 +254,7 @@ static void usage(void)
 {
 	fprintf(stderr, "usage: tx_client -s INFO1,INFO2 [-i IF] [-p prism|farm] "
 		"[-w bank|skew|ycsb] [-k KEYS] [-r N] [-z THETA] [-c CID] [-t THREADS] "
-		"[-d MS | -n N] [-I VALUE] [-H PREFIX] [-B] [-D FILE]\n");
+		"[-d MS | -n N] [-I VALUE] [-b BYTES] [-H PREFIX] [-B] [-D FILE]\n");
 	exit(2);
 }
 
@@ -265,9 +270,10 @@ int main(int argc, char **argv)
 	struct pu_zipf zipf;
 	double mean = 0;
 	uint64_t t0, elapsed;
+	unsigned int vsize = 0;
 	int opt, err = 0;
 
-	while ((opt = getopt(argc, argv, "i:s:p:w:k:r:z:c:t:d:n:I:H:BD:")) != -1) {
+	while ((opt = getopt(argc, argv, "i:s:p:w:k:r:z:c:t:d:n:I:b:H:BD:")) != -1) {
 		switch (opt) {
 		case 'i': o.ifname = optarg; break;
 		case 's': o.infos = optarg; break;
@@ -297,6 +303,7 @@ int main(int argc, char **argv)
 		case 'd': o.duration_ms = atol(optarg); break;
 		case 'n': o.ntx = atol(optarg); break;
 		case 'I': o.init = strtoull(optarg, NULL, 0); break;
+		case 'b': o.chain_bytes = (unsigned int)atoi(optarg); break;
 		case 'H': o.hist = optarg; break;
 		case 'B': o.broken = 1; break;
 		case 'D': o.dump = optarg; break;
@@ -314,6 +321,8 @@ int main(int argc, char **argv)
 	for (unsigned int i = 0; i < o.threads; i++) {
 		int r = txc_open(&w[i].c, o.ifname, o.infos, o.proto, o.cid + i);
 
+		if (!r && o.chain_bytes)
+			r = txc_set_chain_bytes(&w[i].c, o.chain_bytes);
 		if (r) {
 			fprintf(stderr, "tx_client: open: %s\n", strerror(-r));
 			return 1;
@@ -361,6 +370,8 @@ int main(int argc, char **argv)
 		tot.recycled += s->recycled;
 		tot.recycle_lost += s->recycle_lost;
 		tot.rpc_resends += s->rpc_resends;
+		tot.torn += s->torn;
+		vsize = w[i].c.vsize;
 		audits += w[i].audits;
 		audit_bad += w[i].audit_bad;
 		gave_up += w[i].gave_up;
@@ -372,20 +383,20 @@ int main(int argc, char **argv)
 	for (size_t i = 0; i < nlat; i++)
 		mean += (double)lat[i];
 	mean = nlat ? mean / (double)nlat : 0;
-	printf("proto=%s workload=%s theta=%.2f threads=%u keys=%u commits=%" PRIu64
+	printf("proto=%s workload=%s theta=%.2f threads=%u keys=%u vsize=%u commits=%" PRIu64
 	       " aborts=%" PRIu64 " abort_rate=%.4f tput=%.1f lat_mean_us=%.0f"
 	       " lat_p99_us=%" PRIu64 " audits=%" PRIu64 " audit_bad=%" PRIu64
 	       " gave_up=%" PRIu64 " timeouts=%" PRIu64 " nobuf=%" PRIu64
 	       " recycled=%" PRIu64 " recycle_lost=%" PRIu64 " rpc_resends=%" PRIu64
-	       " errors=%d\n",
+	       " torn=%" PRIu64 " errors=%d\n",
 	       o.proto == TX_PROTO_PRISM ? "prism" : "farm",
 	       o.wl == W_BANK ? "bank" : o.wl == W_SKEW ? "skew" : "ycsb",
-	       o.theta, o.threads, o.keys, tot.commits, tot.aborts,
+	       o.theta, o.threads, o.keys, vsize, tot.commits, tot.aborts,
 	       attempts ? (double)tot.aborts / (double)attempts : 0.0,
 	       elapsed ? (double)tot.commits * 1e6 / (double)elapsed : 0.0, mean,
 	       nlat ? lat[(nlat * 99) / 100 < nlat ? (nlat * 99) / 100 : nlat - 1] : 0,
 	       audits, audit_bad, gave_up, tot.timeouts, tot.nobuf_retries,
-	       tot.recycled, tot.recycle_lost, tot.rpc_resends, err);
+	       tot.recycled, tot.recycle_lost, tot.rpc_resends, tot.torn, err);
 	free(lat);
 	pu_zipf_free(&zipf);
 	free(w);

@@ -2,11 +2,12 @@
 /*
  * Shard server for PRISM-TX and the FaRM-style baseline.
  *
- * Usage: tx_server IFNAME SHARD NSHARDS NKEYS INIT_VALUE INFO_FILE
+ * Usage: tx_server [--value-size N] IFNAME SHARD NSHARDS NKEYS INIT_VALUE INFO_FILE
  *
- * Registers one region: PRISM-TX slots, FaRM slots, and a pool of 16-byte
- * version buffers (one per key holds the initial version, the rest are
- * posted to an ALLOCATE free list).  Writes one line to INFO_FILE (via a
+ * Registers one region: PRISM-TX slots, FaRM slots, and a pool of version
+ * buffers of tx_buf_size(N) bytes (one per key holds the initial version,
+ * the rest, 32768 or 16 MiB of them if fewer, are posted to an ALLOCATE
+ * free list).  Values are N bytes (8..4096, default 8; see tx.h).  Writes one line to INFO_FILE (via a
  * rename, so readers never see half of it) and then only receives SEND
  * messages: recycled PRISM-TX buffers (posted back to the free list) and
  * FaRM lock/commit/unlock RPCs.  PRISM-TX transactions never wake it
@@ -24,6 +25,7 @@
 #include "tx.h"
 
 #define POOL_EXTRA	32768u
+#define POOL_BYTES	(16u << 20)	/* or fewer buffers, of this much */
 #define POOL_MAX	65536u
 
 struct server {
@@ -32,6 +34,8 @@ struct server {
 	size_t len;
 	unsigned char *ptx, *farm, *pool;
 	uint32_t nslots, nbufs, fl;
+	unsigned int shard, nshards;
+	unsigned int vsize, bsize, fsize;	/* value, buffer, FaRM slot */
 	uint64_t *owner;	/* FaRM: lock owner txid per slot, 0 = free */
 	uint64_t recycled, rpcs;
 };
@@ -47,6 +51,20 @@ static uint64_t farm_load(const unsigned char *p)
 	return __atomic_load_n((const uint64_t *)(const void *)p, __ATOMIC_ACQUIRE);
 }
 
+/*
+ * The value of a FaRM slot (key of slot sl here) at version ver, word by
+ * word (readers copy it concurrently; the filler shows a torn copy).
+ */
+static void farm_store_value(const struct server *s, unsigned char *slot,
+			     uint32_t sl, uint64_t ver, uint64_t val)
+{
+	unsigned char v[TX_MAX_VALUE + 8] = { 0 };
+
+	tx_value_fill(v, s->vsize, sl * s->nshards + s->shard, ver, val);
+	for (unsigned int off = 0; off < s->vsize; off += 8)
+		farm_store(slot + 8 + off, tx_get64(v + off));
+}
+
 static int farm_apply(struct server *s, const struct farm_req *q)
 {
 	int ok = 1;
@@ -58,7 +76,7 @@ static int farm_apply(struct server *s, const struct farm_req *q)
 
 		if (e->slot >= s->nslots)
 			return 0;
-		slot = s->farm + (size_t)e->slot * TX_SLOT_SIZE;
+		slot = s->farm + (size_t)e->slot * s->fsize;
 		head = farm_load(slot);
 		switch (q->type) {
 		case FARM_LOCK:
@@ -74,8 +92,8 @@ static int farm_apply(struct server *s, const struct farm_req *q)
 		case FARM_COMMIT:
 			if (s->owner[e->slot] != q->txid)
 				break;	/* already committed by a repeat */
-			farm_store(slot + 8, e->arg);
-			farm_store(slot + 16, ((head >> 1) + 1) << 1);
+			farm_store_value(s, slot, e->slot, (head >> 1) + 1, e->arg);
+			farm_store(slot + 8 + tx_pad8(s->vsize), ((head >> 1) + 1) << 1);
 			farm_store(slot, ((head >> 1) + 1) << 1);
 			s->owner[e->slot] = 0;
 			break;
@@ -97,7 +115,7 @@ static int farm_apply(struct server *s, const struct farm_req *q)
 			uint32_t sl = q->e[i].slot;
 
 			if (sl < s->nslots && s->owner[sl] == q->txid) {
-				unsigned char *slot = s->farm + (size_t)sl * TX_SLOT_SIZE;
+				unsigned char *slot = s->farm + (size_t)sl * s->fsize;
 
 				farm_store(slot, farm_load(slot) & ~1ULL);
 				s->owner[sl] = 0;
@@ -119,13 +137,13 @@ static void handle_send(struct server *s, const unsigned char *d, uint32_t len,
 		__u64 addrs[TX_RECYCLE_MAX];
 		uint32_t n = 0;
 		uintptr_t lo = (uintptr_t)s->pool;
-		uintptr_t hi = lo + (size_t)s->nbufs * TX_BUF_SIZE;
+		uintptr_t hi = lo + (size_t)s->nbufs * s->bsize;
 
 		for (uint32_t off = 8; off + 8 <= len && n < TX_RECYCLE_MAX; off += 8) {
 			uint64_t a = tx_get64(d + off);
 
 			/* Only our own pool's buffers, never anything else. */
-			if (a >= lo && a < hi && (a - lo) % TX_BUF_SIZE == 0)
+			if (a >= lo && a < hi && (a - lo) % s->bsize == 0)
 				addrs[n++] = a;
 		}
 		if (n && prism_fl_post(s->fd, s->fl, addrs, n) == 0)
@@ -155,20 +173,26 @@ static void handle_send(struct server *s, const unsigned char *d, uint32_t len,
 
 int main(int argc, char **argv)
 {
-	struct server s = { 0 };
-	unsigned int shard, nshards, nkeys;
+	struct server s = { .vsize = TX_DEF_VALUE };
+	unsigned int shard, nshards, nkeys, extra;
 	uint64_t init;
 	__u64 rkey, *addrs;
 	struct sockaddr_prism me;
 	char mac[18], line[512];
 	size_t off;
-	int err;
+	int err, first;
+	const struct pu_opt opts[] = {
+		PU_OPT("value-size", s.vsize, "N", "value bytes, 8..4096 (default 8)"),
+		PU_OPT_END,
+	};
+	const char *synopsis = "tx_server [--value-size N] IFNAME SHARD NSHARDS NKEYS INIT_VALUE INFO_FILE";
 
-	if (argc != 7) {
-		fprintf(stderr, "usage: %s IFNAME SHARD NSHARDS NKEYS INIT_VALUE INFO_FILE\n",
-			argv[0]);
+	first = pu_parse_opts(argc, argv, opts, synopsis);
+	if (first < 0)
 		return 2;
-	}
+	if (argc - first != 6 || s.vsize < TX_MIN_VALUE || s.vsize > TX_MAX_VALUE)
+		return pu_opts_usage(opts, synopsis);
+	argv += first - 1;
 	shard = (unsigned int)strtoul(argv[2], NULL, 0);
 	nshards = (unsigned int)strtoul(argv[3], NULL, 0);
 	nkeys = (unsigned int)strtoul(argv[4], NULL, 0);
@@ -177,8 +201,13 @@ int main(int argc, char **argv)
 		fprintf(stderr, "bad shard parameters\n");
 		return 2;
 	}
+	s.shard = shard;
+	s.nshards = nshards;
+	s.bsize = tx_buf_size(s.vsize);
+	s.fsize = tx_farm_slot_size(s.vsize);
 	s.nslots = (nkeys + nshards - 1) / nshards;
-	s.nbufs = s.nslots + POOL_EXTRA;
+	extra = POOL_BYTES / s.bsize < POOL_EXTRA ? POOL_BYTES / s.bsize : POOL_EXTRA;
+	s.nbufs = s.nslots + extra;
 	if (s.nbufs > POOL_MAX) {
 		fprintf(stderr, "too many keys per shard\n");
 		return 2;
@@ -194,7 +223,7 @@ int main(int argc, char **argv)
 		fprintf(stderr, "PRISM_OPEN_SEND: %s\n", strerror(-err));
 		return 1;
 	}
-	s.len = (size_t)s.nslots * TX_SLOT_SIZE * 2 + (size_t)s.nbufs * TX_BUF_SIZE;
+	s.len = (size_t)s.nslots * (TX_SLOT_SIZE + s.fsize) + (size_t)s.nbufs * s.bsize;
 	s.len = (s.len + 4095) & ~(size_t)4095;
 	s.mem = mmap(NULL, s.len, PROT_READ | PROT_WRITE,
 		     MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
@@ -207,22 +236,23 @@ int main(int argc, char **argv)
 	memset(s.mem, 0, s.len);
 	s.ptx = s.mem;
 	s.farm = s.ptx + (size_t)s.nslots * TX_SLOT_SIZE;
-	s.pool = s.farm + (size_t)s.nslots * TX_SLOT_SIZE;
+	s.pool = s.farm + (size_t)s.nslots * s.fsize;
 	/* Initial versions: timestamp 0, buffer i of the pool for slot i. */
 	for (uint32_t i = 0; i < s.nslots; i++) {
-		unsigned char *buf = s.pool + (size_t)i * TX_BUF_SIZE;
+		unsigned char *buf = s.pool + (size_t)i * s.bsize;
+		uint32_t key = i * nshards + shard;
 
-		tx_put64(buf + 8, init);
+		tx_value_fill(buf + 8, s.vsize, key, 0, init);
 		tx_put64(s.ptx + (size_t)i * TX_SLOT_SIZE + TX_PTR,
 			 (uint64_t)(uintptr_t)buf);
-		tx_put64(s.farm + (size_t)i * TX_SLOT_SIZE + 8, init);
+		tx_value_fill(s.farm + (size_t)i * s.fsize + 8, s.vsize, key, 0, init);
 	}
 	err = prism_reg_mr(s.fd, s.mem, s.len, PRISM_ACCESS_ALL, &rkey);
 	if (!err)
-		err = prism_fl_create(s.fd, rkey, TX_BUF_SIZE, s.nbufs, &s.fl);
+		err = prism_fl_create(s.fd, rkey, s.bsize, s.nbufs, &s.fl);
 	for (off = 0; off < s.nbufs - s.nslots; off++)
 		addrs[off] = (uint64_t)(uintptr_t)(s.pool +
-			(size_t)(s.nslots + off) * TX_BUF_SIZE);
+			(size_t)(s.nslots + off) * s.bsize);
 	if (!err)
 		err = prism_fl_post(s.fd, s.fl, addrs, s.nbufs - s.nslots);
 	if (!err)
@@ -233,10 +263,10 @@ int main(int argc, char **argv)
 	}
 	free(addrs);
 	snprintf(line, sizeof(line), "shard=%u nshards=%u nkeys=%u mac=%s ep=%u rkey=0x%" PRIx64
-		" ptx=0x%" PRIx64 " farm=0x%" PRIx64 " fl=%u nslots=%u\n",
+		" ptx=0x%" PRIx64 " farm=0x%" PRIx64 " fl=%u nslots=%u vsize=%u\n",
 		shard, nshards, nkeys, prism_format_mac(me.sprism_mac, mac),
 		me.sprism_ep, (uint64_t)rkey, (uint64_t)(uintptr_t)s.ptx,
-		(uint64_t)(uintptr_t)s.farm, s.fl, s.nslots);
+		(uint64_t)(uintptr_t)s.farm, s.fl, s.nslots, s.vsize);
 	err = pu_write_atomic(argv[6], line);
 	if (err) {
 		fprintf(stderr, "%s: %s\n", argv[6], strerror(-err));

@@ -30,7 +30,7 @@ struct bchain *tx_batch_add(struct bchain *b, unsigned int *n, int shard)
 	x->shard = shard;
 	x->nitems = 0;
 	x->msg = NULL;
-	prism_chain_init(&x->cb, x->cbuf, sizeof(x->cbuf), 0);
+	prism_chain_init(&x->cb, x->cbuf, x->ccap, 0);
 	return x;
 }
 
@@ -96,9 +96,8 @@ int tx_run_batch(struct txc *c, struct bchain *b, unsigned int n)
 		}
 	}
 	while (left) {
-		_Alignas(8) unsigned char buf[OUT_CAP];
-		const struct prism_msg *m = (const void *)buf;
-		ssize_t r = tx_recv_one(c, buf, sizeof(buf), -1);
+		const struct prism_msg *m = (const void *)c->rbuf;
+		ssize_t r = tx_recv_one(c, c->rbuf, c->out_cap, -1);
 		uint64_t i;
 
 		if (r < 0) {
@@ -110,7 +109,7 @@ int tx_run_batch(struct txc *c, struct bchain *b, unsigned int n)
 		i = m->user_data - base;
 		if (m->user_data < base || i >= n || b[i].msg)
 			continue;
-		memcpy(b[i].out, buf, (size_t)r);
+		memcpy(b[i].out, c->rbuf, (size_t)r);
 		b[i].msg = (const void *)b[i].out;
 		if (b[i].msg->status == PRISM_S_TIMEOUT)
 			c->st.timeouts++;
@@ -141,15 +140,16 @@ int tx_shard_of(const struct txc *c, uint32_t key)
 uint64_t tx_slot_addr(const struct txc *c, uint32_t key)
 {
 	const struct tx_shard *s = &c->sh[tx_shard_of(c, key)];
-	uint64_t base = c->proto == TX_PROTO_PRISM ? s->ptx : s->farm;
 
-	return base + (uint64_t)(key / c->nshards) * TX_SLOT_SIZE;
+	if (c->proto == TX_PROTO_PRISM)
+		return s->ptx + (uint64_t)(key / c->nshards) * TX_SLOT_SIZE;
+	return s->farm + (uint64_t)(key / c->nshards) * tx_farm_slot_size(c->vsize);
 }
 
 /* ------------------------------------------------------------------ */
 
 static int parse_info(struct tx_shard *s, const char *path, unsigned int *nkeys,
-		      unsigned int *shard)
+		      unsigned int *shard, unsigned int *vsize)
 {
 	char line[512], mac[32];
 	unsigned int nsh, ep;
@@ -160,9 +160,10 @@ static int parse_info(struct tx_shard *s, const char *path, unsigned int *nkeys,
 		return -errno;
 	ok = fgets(line, sizeof(line), f) &&
 	     sscanf(line, "shard=%u nshards=%u nkeys=%u mac=%31s ep=%u rkey=%" SCNx64
-		    " ptx=%" SCNx64 " farm=%" SCNx64 " fl=%u nslots=%u",
+		    " ptx=%" SCNx64 " farm=%" SCNx64 " fl=%u nslots=%u vsize=%u",
 		    shard, &nsh, nkeys, mac, &ep, &s->rkey, &s->ptx, &s->farm,
-		    &s->fl, &s->nslots) == 10;
+		    &s->fl, &s->nslots, vsize) == 11 &&
+	     *vsize >= TX_MIN_VALUE && *vsize <= TX_MAX_VALUE;
 	fclose(f);
 	if (!ok) {
 		/* sscanf wants "0x" accepted by %x: it is. */
@@ -176,6 +177,68 @@ static int parse_info(struct tx_shard *s, const char *path, unsigned int *nkeys,
 		prism_addr_init(&s->addr, m, ep);
 	}
 	return 0;
+}
+
+/*
+ * n chains whose buffers follow the array in the same allocation (one
+ * free()): cap bytes of chain, out bytes of completion each.
+ */
+static struct bchain *batch_alloc(unsigned int n, size_t cap, size_t out)
+{
+	size_t head = tx_pad8((unsigned int)(n * sizeof(struct bchain)));
+	struct bchain *b = malloc(head + n * (cap + out));
+	unsigned char *p = (unsigned char *)b + head;
+
+	if (!b)
+		return NULL;
+	for (unsigned int i = 0; i < n; i++, p += cap + out) {
+		b[i].cbuf = p;
+		b[i].ccap = cap;
+		b[i].out = p + cap;
+	}
+	return b;
+}
+
+static void free_batches(struct txc *c)
+{
+	free(c->batch);
+	free(c->fbatch);
+	free(c->rbuf);
+	c->batch = c->fbatch = NULL;
+	c->rbuf = NULL;
+}
+
+int txc_set_chain_bytes(struct txc *c, unsigned int bytes)
+{
+	/* one item, however large, always fits a chain */
+	size_t data = bytes > tx_buf_size(c->vsize) + 256 ? bytes :
+		      tx_buf_size(c->vsize) + 256;
+
+	if (bytes < 256 || bytes > PRISM_MAX_CHAIN_DATA)
+		return -EINVAL;
+	free_batches(c);
+	c->chain_bytes = bytes;
+	c->chain_cap = tx_pad8((unsigned int)(sizeof(struct prism_chain) +
+		PRISM_MAX_CHAIN * (sizeof(struct prism_op) + 64) + data));
+	c->out_cap = tx_pad8((unsigned int)(sizeof(struct prism_msg) +
+		PRISM_MAX_CHAIN * 16 + 1024 + data));
+	c->batch = batch_alloc(MAX_BATCH, c->chain_cap, c->out_cap);
+	c->fbatch = batch_alloc(TX_MAX_SHARDS, c->chain_cap, c->out_cap);
+	c->rbuf = malloc(c->out_cap);
+	if (!c->batch || !c->fbatch || !c->rbuf) {
+		free_batches(c);
+		return -ENOMEM;
+	}
+	return 0;
+}
+
+/* Keys of per_item bytes in one chain: 1..limit, within the budget. */
+static unsigned int per_chain(const struct txc *c, unsigned int per_item,
+			      unsigned int limit)
+{
+	unsigned int n = c->chain_bytes / per_item;
+
+	return n < 1 ? 1 : n > limit ? limit : n;
 }
 
 int txc_open(struct txc *c, const char *ifname, const char *infos,
@@ -193,15 +256,16 @@ int txc_open(struct txc *c, const char *ifname, const char *infos,
 		return -ENOMEM;
 	for (p = strtok_r(list, ",", &save); p; p = strtok_r(NULL, ",", &save)) {
 		struct tx_shard s;
-		unsigned int nkeys, shard;
+		unsigned int nkeys, shard, vsize;
 
-		err = parse_info(&s, p, &nkeys, &shard);
+		err = parse_info(&s, p, &nkeys, &shard, &vsize);
 		if (err)
 			break;
-		if (shard >= TX_MAX_SHARDS) {
+		if (shard >= TX_MAX_SHARDS || (c->vsize && vsize != c->vsize)) {
 			err = -EINVAL;
 			break;
 		}
+		c->vsize = vsize;
 		c->sh[shard] = s;
 		c->nshards++;
 		c->nkeys = nkeys;
@@ -211,9 +275,14 @@ int txc_open(struct txc *c, const char *ifname, const char *infos,
 		return err;
 	if (!c->nshards)
 		return -EINVAL;
+	err = txc_set_chain_bytes(c, TX_CHAIN_BYTES);
+	if (err)
+		return err;
 	c->fd = prism_open(ifname, 0, 0);
-	if (c->fd < 0)
+	if (c->fd < 0) {
+		free_batches(c);
 		return c->fd;
+	}
 	/* Servers answer RPCs with SEND-only chains. */
 	err = prism_set_opt(c->fd, PRISM_OPEN_SEND, 1);
 	if (err) {
@@ -221,6 +290,7 @@ int txc_open(struct txc *c, const char *ifname, const char *infos,
 			strerror(-err));
 		close(c->fd);
 		c->fd = -1;
+		free_batches(c);
 		return err;
 	}
 	prism_set_timeout(c->fd, CHAIN_TIMEOUT_MS);
@@ -234,12 +304,13 @@ void txc_close(struct txc *c)
 	if (c->fd >= 0)
 		close(c->fd);
 	c->fd = -1;
+	free_batches(c);
 }
 
 /* Give replaced version buffers back to their shard (one SEND per shard). */
 void txc_flush(struct txc *c)
 {
-	struct bchain *b = calloc(TX_MAX_SHARDS, sizeof(*b));
+	struct bchain *b = c->fbatch;
 	unsigned int n = 0;
 
 	if (!b)
@@ -278,7 +349,6 @@ void txc_flush(struct txc *c)
 			}
 		}
 	}
-	free(b);
 }
 
 static void recycle(struct txc *c, uint32_t key, uint64_t ptr)
@@ -344,9 +414,10 @@ static void prep_read(const struct txc *c, const struct tx *t,
 
 	if (c->proto == TX_PROTO_PRISM) {
 		prism_prep_read(&x->cb, rkey, slot, TX_SLOT_SIZE);
-		prism_prep_read_indirect(&x->cb, rkey, slot + TX_PTR, TX_BUF_SIZE);
+		prism_prep_read_indirect(&x->cb, rkey, slot + TX_PTR,
+					 tx_buf_size(c->vsize));
 	} else {
-		prism_prep_read(&x->cb, rkey, slot, 24);
+		prism_prep_read(&x->cb, rkey, slot, tx_farm_read_len(c->vsize));
 	}
 }
 
@@ -355,7 +426,7 @@ static void prep_read(const struct txc *c, const struct tx *t,
  * read must be repeated (torn), TX_ABORTED+1 when the key is locked or
  * has a pending write.
  */
-static int parse_read(const struct txc *c, const struct prism_msg *m,
+static int parse_read(struct txc *c, const struct prism_msg *m,
 		      unsigned int op, struct tx_item *it)
 {
 	const unsigned char *a, *b;
@@ -366,7 +437,7 @@ static int parse_read(const struct txc *c, const struct prism_msg *m,
 		uint64_t pw, cts;
 
 		a = tx_op_out(m, op, TX_SLOT_SIZE);
-		b = tx_op_out(m, op + 1, TX_BUF_SIZE);
+		b = tx_op_out(m, op + 1, tx_buf_size(c->vsize));
 		if (!a || !b)
 			return -EIO;
 		pw = tx_get64(a + TX_PW);
@@ -375,6 +446,11 @@ static int parse_read(const struct txc *c, const struct prism_msg *m,
 			return 0;	/* a newer version landed between the ops */
 		if (pw != cts)
 			return TX_ABORTED + 1;
+		/* a buffer recycled while a large read was still reading it */
+		if (!tx_value_check(b + 8, c->vsize, it->key, tx_get64(b))) {
+			c->st.torn++;
+			return 0;
+		}
 		it->rc = cts;
 		it->ptr = tx_get64(a + TX_PTR);
 		it->ver = tx_get64(b);
@@ -382,13 +458,18 @@ static int parse_read(const struct txc *c, const struct prism_msg *m,
 	} else {
 		uint64_t head, tail;
 
-		a = tx_op_out(m, op, 24);
+		a = tx_op_out(m, op, tx_farm_read_len(c->vsize));
 		if (!a)
 			return -EIO;
 		head = tx_get64(a);
-		tail = tx_get64(a + 16);
+		tail = tx_get64(a + 8 + tx_pad8(c->vsize));
 		if ((head & 1) || head != tail)
 			return TX_ABORTED + 1;
+		/* a read over 32 bytes is not atomic: a commit tore it */
+		if (!tx_value_check(a + 8, c->vsize, it->key, head >> 1)) {
+			c->st.torn++;
+			return 0;
+		}
 		it->rc = it->ver = head >> 1;
 		it->val = tx_get64(a + 8);
 	}
@@ -399,12 +480,13 @@ static int parse_read(const struct txc *c, const struct prism_msg *m,
 /* Read the items [from, t->n) whose valid flag is clear. */
 static int read_items(struct txc *c, struct tx *t, unsigned int from)
 {
-	struct bchain *b = malloc(MAX_BATCH * sizeof(*b));
-	unsigned int per = PRISM_MAX_CHAIN / read_ops(c);
+	struct bchain *b = c->batch;
+	unsigned int per = per_chain(c, c->proto == TX_PROTO_PRISM ?
+				     TX_SLOT_SIZE + tx_buf_size(c->vsize) :
+				     tx_farm_read_len(c->vsize),
+				     PRISM_MAX_CHAIN / read_ops(c));
 	int ret = 0, tries = 0;
 
-	if (!b)
-		return -ENOMEM;
 	for (;;) {
 		unsigned int n = tx_batch_items(c, t, from, per, b, prep_read);
 
@@ -435,7 +517,6 @@ static int read_items(struct txc *c, struct tx *t, unsigned int from)
 		if (ret)
 			break;
 	}
-	free(b);
 	return ret;
 }
 
@@ -475,11 +556,9 @@ static void prep_release(const struct txc *c, const struct tx *t,
 
 static int prism_release(struct txc *c, struct tx *t)
 {
-	struct bchain *b = malloc(MAX_BATCH * sizeof(*b));
+	struct bchain *b = c->batch;
 	int ret = 0;
 
-	if (!b)
-		return -ENOMEM;
 	for (unsigned int i = 0; i < t->n; i++)
 		t->it[i].done = !(t->it[i].written && t->it[i].prepared);
 	for (;;) {
@@ -497,7 +576,6 @@ static int prism_release(struct txc *c, struct tx *t)
 				for (unsigned int k = 0; k < b[j].nitems; k++)
 					t->it[b[j].item[k]].done = 1;
 	}
-	free(b);
 	return ret;
 }
 
@@ -514,12 +592,10 @@ static void prep_prepare(const struct txc *c, const struct tx *t,
 
 static int prism_prepare(struct txc *c, struct tx *t)
 {
-	struct bchain *b = malloc(MAX_BATCH * sizeof(*b));
+	struct bchain *b = c->batch;
 	unsigned int n;
 	int ret, ok = 1;
 
-	if (!b)
-		return -ENOMEM;
 	for (unsigned int i = 0; i < t->n; i++) {
 		struct tx_item *it = &t->it[i];
 
@@ -529,10 +605,8 @@ static int prism_prepare(struct txc *c, struct tx *t)
 	}
 	n = tx_batch_items(c, t, 0, PRISM_MAX_CHAIN, b, prep_prepare);
 	ret = n ? tx_run_batch(c, b, n) : 0;
-	if (ret) {
-		free(b);
+	if (ret)
 		return ret;
-	}
 	for (unsigned int j = 0; j < n; j++) {
 		const struct prism_msg *m = b[j].msg;
 
@@ -554,7 +628,6 @@ static int prism_prepare(struct txc *c, struct tx *t)
 			}
 		}
 	}
-	free(b);
 	return ok ? TX_COMMITTED : TX_ABORTED;
 }
 
@@ -564,17 +637,18 @@ static void prep_install(const struct txc *c, const struct tx *t,
 {
 	uint64_t rkey = c->sh[x->shard].rkey;
 	unsigned int sc = 16 * x->nitems;
-	unsigned char tsb[8], val[16];
+	unsigned char tsb[8], val[8 + TX_MAX_VALUE] = { 0 };
 	struct tx_cas_operands o;
 	struct prism_op *op;
 
 	tx_put64(tsb, t->ts);
 	tx_put64(val, t->ts);
-	tx_put64(val + 8, it->newval);
+	tx_value_fill(val + 8, c->vsize, it->key, t->ts, it->newval);
 	tx_commit_operands(&o, t->ts);
 	op = prism_prep_write(&x->cb, rkey, sc, tsb, 8);
 	prism_op_set_addr_scratch(&x->cb, op);
-	op = prism_prep_alloc(&x->cb, rkey, c->sh[x->shard].fl, val, TX_BUF_SIZE);
+	op = prism_prep_alloc(&x->cb, rkey, c->sh[x->shard].fl, val,
+			      tx_buf_size(c->vsize));
 	prism_op_set_redirect_scratch(&x->cb, op, sc + 8);
 	op = prism_prep_cas_ex(&x->cb, rkey, tx_slot_addr(c, it->key) + TX_C, 16,
 			       PRISM_CAS_GT, 0, o.cmp, 0, NULL, sc,
@@ -587,12 +661,11 @@ static void prep_install(const struct txc *c, const struct tx *t,
 
 static int prism_install(struct txc *c, struct tx *t)
 {
-	struct bchain *b = malloc(MAX_BATCH * sizeof(*b));
-	const unsigned int per = 4;	/* keys per chain: 4 ops each */
+	struct bchain *b = c->batch;
+	/* keys per chain: 4 ops each; the buffer, 8 B written, 48 B of CAS */
+	const unsigned int per = per_chain(c, tx_buf_size(c->vsize) + 96, 4);
 	int ret = 0, rounds = 0;
 
-	if (!b)
-		return -ENOMEM;
 	for (unsigned int i = 0; i < t->n; i++)
 		t->it[i].done = !t->it[i].written;
 	for (;;) {
@@ -646,7 +719,6 @@ static int prism_install(struct txc *c, struct tx *t)
 		if (ret)
 			break;
 	}
-	free(b);
 	return ret;
 }
 

@@ -31,7 +31,10 @@ struct tx_shard {
 struct tx_stats {
 	uint64_t commits, aborts, timeouts, nobuf_retries;
 	uint64_t recycled, recycle_lost, rpc_resends;
+	uint64_t torn;		/* values read again: their filler did not match */
 };
+
+struct bchain;
 
 struct txc {
 	int fd;
@@ -41,6 +44,12 @@ struct txc {
 	unsigned int cid;
 	uint64_t last_ts, next_ud, txcount;
 	int skip_read_validation;	/* deliberately broken mode for tests */
+	unsigned int vsize;		/* value bytes (the shards' --value-size) */
+	unsigned int chain_bytes;	/* data budget of one chain */
+	struct bchain *batch;		/* the chains of one phase */
+	struct bchain *fbatch;		/* txc_flush()'s, also within a phase */
+	unsigned char *rbuf;		/* one received message */
+	size_t chain_cap, out_cap;	/* of each chain, completion, rbuf */
 	uint64_t recycle[TX_MAX_SHARDS][TX_RECYCLE_MAX];
 	unsigned int nrecycle[TX_MAX_SHARDS];
 	struct tx_stats st;
@@ -66,9 +75,19 @@ struct tx {
 
 enum { TX_COMMITTED = 0, TX_ABORTED = 1 };
 
-/* Parse the shard info files (paths joined by commas) and open a socket. */
+/*
+ * Parse the shard info files (paths joined by commas) and open a socket.
+ * The value size comes from the info files (every shard's must agree).
+ */
 int txc_open(struct txc *c, const char *ifname, const char *infos,
 	     enum tx_proto proto, unsigned int cid);
+/*
+ * Data (inline and outputs) one chain carries at most (default
+ * TX_CHAIN_BYTES): keys are batched into a chain up to it, at least one
+ * per chain.  About 1100 keeps every chain in one 1500-byte frame.
+ */
+#define TX_CHAIN_BYTES	16384
+int txc_set_chain_bytes(struct txc *c, unsigned int bytes);
 void txc_close(struct txc *c);
 /* Send pending buffer recycling messages. */
 void txc_flush(struct txc *c);

@@ -8,8 +8,6 @@
 
 #include "txlib.h"
 
-#define CHAIN_CAP	1536	/* a chain and its reply fit one 1500-byte frame */
-#define OUT_CAP		2048
 #define MAX_BATCH	64
 /* tx_batch_items() puts at least one item in a chain, so it never overflows. */
 _Static_assert(TX_MAX_KEYS_TX <= MAX_BATCH, "a batch holds a chain per item");
@@ -17,12 +15,16 @@ _Static_assert(TX_MAX_KEYS_TX <= MAX_BATCH, "a batch holds a chain per item");
 #define CHAIN_RETRIES	16
 #define RPC_REPLY_MS	3000
 
-/* One chain of a batch sent to several shards at once. */
+/*
+ * One chain of a batch sent to several shards at once; its buffers
+ * (c->chain_cap and c->out_cap bytes) are allocated with the txc.
+ */
 struct bchain {
 	int shard;
 	struct prism_chain_buf cb;
-	_Alignas(8) unsigned char cbuf[CHAIN_CAP];
-	_Alignas(8) unsigned char out[OUT_CAP];
+	unsigned char *cbuf;
+	size_t ccap;
+	unsigned char *out;
 	const struct prism_msg *msg;	/* the completion, once done */
 	unsigned int nitems;
 	unsigned int item[PRISM_MAX_CHAIN];

@@ -10,9 +10,15 @@
 #   bank+loss  the same with netem 10% loss on every link
 #   skew       read 2 keys, write 1 (write-skew prone); history checked
 #   broken     skew with read validation skipped: the history check must fail
+#   bankN      bank with N-byte values (TX_TEST_SIZES), history checked
+# and a smoke of tools/bench/tx.sh (one point per protocol and value size).
 #
 # Env: PRISM_KO (module to load if not loaded), DURATION_MS (1500),
-#      PRISM_OUT (keep logs there; default a temp dir).
+#      PRISM_OUT (keep logs there; default a temp dir), TX_TEST_SIZES
+#      (value sizes of the large-value scenarios, default "512 4096"; the
+#      last one is also the bench smoke's), TX_TEST_CHAIN_BYTES (tx_client
+#      -b; 1100 keeps every chain in one 1500-byte frame, for a module
+#      without large operations).
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
 bin=$here/../build
@@ -23,6 +29,9 @@ P=tx
 NHOSTS=5
 ACCOUNTS=16
 INIT=1000
+SIZES=${TX_TEST_SIZES:-512 4096}
+VMAX=${SIZES##* }
+CB=${TX_TEST_CHAIN_BYTES:+-b $TX_TEST_CHAIN_BYTES}
 tmp=$(mktemp -d /tmp/txtest.XXXXXX)
 out=${PRISM_OUT:+$PRISM_OUT/tx-test}
 out=${out:-$tmp/logs}
@@ -55,13 +64,15 @@ modprobe -q sch_netem 2>/dev/null
 hosts_down $P $NHOSTS
 hosts_up $P $NHOSTS || bail "cannot create hosts"
 
-# start_servers NAME KEYS: two shards; sets $infos.
+# start_servers NAME KEYS: two shards (values of $vsize bytes when set);
+# sets $infos.
 start_servers() {
 	local name=$1 keys=$2 s
 	infos=
 	for s in 0 1; do
 		local info=$tmp/$name.shard$s
-		host_exec $P $((s + 1)) "$bin/tx_server" eth0 $s 2 "$keys" $INIT "$info" \
+		host_exec $P $((s + 1)) "$bin/tx_server" ${vsize:+--value-size $vsize} \
+			eth0 $s 2 "$keys" $INIT "$info" \
 			>"$out/$name.server$s.log" 2>&1 &
 		srv_pids+=($!)
 		wait_file "$info" 10000 || return 1
@@ -97,14 +108,14 @@ scenario() {
 	start_servers "$name" "$keys" || { echo "# $name: servers did not start"; return 1; }
 	for i in 3 4 5; do
 		host_exec $P $i "$bin/tx_client" -s "$infos" -p "$proto" -w "$wl" \
-			-c $((i * 10)) -t 2 -d "$DURATION_MS" -I $INIT \
+			-c $((i * 10)) -t 2 -d "$DURATION_MS" -I $INIT $CB \
 			-H "$tmp/$name.hist" "$@" >"$out/$name.client$i" 2>&1 &
 		pids+=($!)
 	done
 	for i in "${pids[@]}"; do
 		wait "$i" || rc=1
 	done
-	host_exec $P 3 "$bin/tx_client" -s "$infos" -p "$proto" -c 99 \
+	host_exec $P 3 "$bin/tx_client" -s "$infos" -p "$proto" -c 99 $CB \
 		-D "$tmp/$name.final" >"$out/$name.dump" 2>&1 || rc=1
 	"$bin/tx_check" -i $INIT ${total:+-t $total} "$tmp/$name.hist".* \
 		"$tmp/$name.final" >"$out/$name.check" 2>&1
@@ -122,8 +133,9 @@ bank_checks() {
 		"[ \"\$(cat $out/$1.check_rc)\" = 0 ] && grep -q 'serializable=yes' $out/$1.check"
 }
 
+nsizes=$(echo $SIZES | wc -w)
 tap_header
-tap_plan 21
+tap_plan $((21 + 6 * nsizes + 2))
 for proto in prism farm; do
 	total=$((ACCOUNTS * INIT))
 	scenario $proto-bank $proto bank $ACCOUNTS
@@ -156,6 +168,37 @@ for proto in prism farm; do
 	check "$proto broken client (read validation skipped): the checker finds a cycle ($(head -n1 "$out/$proto-broken.check"))" \
 		"[ \"\$(cat $out/$proto-broken.check_rc)\" = 1 ] && ! grep -q 'cycle_txns=0 ' $out/$proto-broken.check"
 done
+
+# Large values: the bank with N-byte values, the filler of every value read
+# checked by the clients (a torn one is read again), the history by tx_check.
+total=$((ACCOUNTS * INIT))
+for sz in $SIZES; do
+	for proto in prism farm; do
+		DURATION_MS=1000 vsize=$sz scenario $proto-bank$sz $proto bank $ACCOUNTS
+		r=$?
+		c=$(sum_kv "$out"/$proto-bank$sz.client*)
+		check "$proto bank with $sz-byte values: committed ($c txns), values of $sz bytes" \
+			"[ $r = 0 ] && [ $c -gt 0 ] && grep -q 'vsize=$sz ' $out/$proto-bank$sz.client3"
+		bank_checks $proto-bank$sz "$proto bank with $sz-byte values"
+	done
+done
+
+# tools/bench/tx.sh: one 500 ms point per protocol at 8 bytes and $VMAX.
+PRISM_OUT=$tmp/bench PRISM_TX_VALUES="8 $VMAX" PRISM_TX_THETAS=0.5 PRISM_TX_MS=500 \
+	PRISM_TX_THREADS=1 PRISM_TX_KEYS=100 PRISM_TX_CHAIN_BYTES=${TX_TEST_CHAIN_BYTES:-} \
+	"$here/../../../tools/bench/tx.sh" >"$out/bench.log" 2>&1
+r=$?
+sed 's/^/# /' "$out/bench.log"
+check "bench smoke: tx.sh ran" "[ $r = 0 ]"
+python3 - "$tmp/bench/bench-tx.json" "$VMAX" <<'EOF'
+import json, sys
+p = json.load(open(sys.argv[1]))["points"]
+want = sorted((x, v) for x in ("farm", "prism") for v in (8, int(sys.argv[2])))
+sys.exit(sorted((x["proto"], x["value"]) for x in p) != want or
+         any(x["commits"] <= 0 for x in p))
+EOF
+r=$?
+check "bench smoke: prism and farm at 8 and $VMAX bytes each committed" "[ $r = 0 ]"
 
 # Recycling really returns PRISM-TX buffers (one commit allocates one per key).
 check "prism: replaced version buffers were recycled to the shards" \

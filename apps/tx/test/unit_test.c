@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * Host-only unit tests (TAP): timestamp encoding, the CAS operands of each
- * PRISM-TX chain against a model of PRISM's masked ordered CAS, and the
- * serializability checker on hand-made histories.
+ * PRISM-TX chain against a model of PRISM's masked ordered CAS, values of
+ * every size and their filler, and the serializability checker on
+ * hand-made histories.
  */
 #include <stdio.h>
 #include <string.h>
@@ -227,11 +228,49 @@ static void test_checker(void)
 	hist_free(&h);
 }
 
+/* Values 8..4096 bytes: filled values check, any changed byte or field does not. */
+static void test_value(void)
+{
+	static const unsigned int sizes[] = { 8, 9, 15, 16, 512, 4095, 4096 };
+	unsigned char v[TX_MAX_VALUE + 8];
+
+	for (size_t i = 0; i < sizeof(sizes) / sizeof(sizes[0]); i++) {
+		unsigned int n = sizes[i], caught = 0;
+
+		memset(v, 0xee, sizeof(v));
+		tx_value_fill(v, n, 7, 42, 1000);
+		ok(tx_get64(v) == 1000 && v[n] == 0xee && tx_value_check(v, n, 7, 42) &&
+		   (n == 8 || (!tx_value_check(v, n, 8, 42) &&
+			       !tx_value_check(v, n, 7, 43))),
+		   "%u-byte value: the number first, filler of (key, version), nothing past it", n);
+		for (unsigned int b = 8; b < n; b++) {
+			v[b] ^= 1;
+			caught += !tx_value_check(v, n, 7, 42);
+			v[b] ^= 1;
+		}
+		ok(caught == n - 8, "%u-byte value: every changed filler byte is seen (%u)", n, caught);
+	}
+	/* a value torn between two versions: its first half from the older */
+	tx_value_fill(v, 512, 3, 10, 5);
+	{
+		unsigned char w[512];
+
+		tx_value_fill(w, 512, 3, 11, 6);
+		memcpy(w, v, 256);
+		ok(!tx_value_check(w, 512, 3, 10) && !tx_value_check(w, 512, 3, 11),
+		   "a value half of one version, half of the next, is torn");
+	}
+	ok(tx_buf_size(8) == 16 && tx_buf_size(9) == 24 && tx_buf_size(4096) == 4104 &&
+	   tx_farm_slot_size(8) == 32 && tx_farm_read_len(8) == 24 &&
+	   tx_farm_slot_size(512) == 528, "buffer and FaRM slot sizes");
+}
+
 int main(void)
 {
 	printf("TAP version 13\n");
 	test_ts();
 	test_cas();
+	test_value();
 	test_checker();
 	printf("1..%d\n", tap_run);
 	return tap_failed ? 1 : 0;
