@@ -222,7 +222,7 @@ static int prism_sendmsg(struct socket *sock, struct msghdr *msg, size_t len)
 	if (len < sizeof(struct prism_chain))
 		return -EINVAL;
 
-	buf = kmalloc(len, GFP_KERNEL);
+	buf = kvmalloc(len, GFP_KERNEL);
 	if (!buf)
 		return -ENOMEM;
 	if (!copy_from_iter_full(buf, len, &msg->msg_iter)) {
@@ -233,7 +233,7 @@ static int prism_sendmsg(struct socket *sock, struct msghdr *msg, size_t len)
 	if (!err)
 		err = len;
 out:
-	kfree(buf);
+	kvfree(buf);
 	return err;
 }
 
@@ -627,8 +627,7 @@ static int prism_create(struct net *net, struct socket *sock, int protocol,
 	psk = prism_sk(sk);
 	prism_mem_init(&psk->mem);
 	prism_client_init(psk);
-	spin_lock_init(&psk->sess_lock);
-	hash_init(psk->sessions);
+	prism_sessions_init(psk);
 	psk->serve_stamp = jiffies;
 	psk->owner = get_pid(task_tgid(current));
 	psk->memcg = get_mem_cgroup_from_mm(current->mm);

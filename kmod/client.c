@@ -29,29 +29,8 @@
 #include <linux/slab.h>
 #include <linux/random.h>
 #include <linux/jhash.h>
-#include "prism_net.h"
+#include "client.h"
 #include "trace.h"
-
-struct prism_req {
-	struct prism_sock	*psk;
-	struct prism_peer	*peer;
-	struct list_head	peer_node;	/* peer->reqs, under reqs lock */
-	u64			id;
-	u8			nops;
-	bool			nacked;		/* last answer was a NACK */
-	u32			tries;		/* transmissions after loss */
-	u32			nacks;
-	u32			resp_cap;	/* largest valid response body */
-	u64			user_data;
-	struct sockaddr_prism	dst;
-	unsigned long		deadline;	/* jiffies */
-	ktime_t			sent_at;	/* last transmission */
-	ktime_t			first_sent;	/* first one (tracing) */
-	struct timer_list	timer;
-	struct sk_buff		*cskb;		/* the completion, preallocated */
-	u32			frame_len;
-	u8			*frame;		/* header + body, for resending */
-};
 
 /**
  * prism_client_init() - initialise the client side of a new socket
@@ -135,6 +114,7 @@ static struct prism_peer *prism_peer_get(struct prism_sock *psk,
 	p->ep = dst->sprism_ep;
 	INIT_LIST_HEAD(&p->reqs);
 	p->rto_us = PRISM_RTO_INIT_US;
+	p->seg_reorder = PRISM_SEG_REORDER;
 	hash_add(psk->peers, &p->node, key);
 	psk->npeers++;
 out:
@@ -227,6 +207,7 @@ static void prism_req_free(struct prism_req *req)
 {
 	kfree_skb(req->cskb);
 	kfree(req->frame);
+	prism_req_large_free(req);
 	atomic_dec(&req->psk->outstanding);
 	kfree(req);
 }
@@ -263,6 +244,7 @@ static void prism_req_fail(struct prism_req *req, u8 status)
 	struct prism_msg *msg;
 	unsigned int i;
 
+	prism_cskb_reset(skb);
 	msg = skb_put_zero(skb, sizeof(*msg) +
 			   req->nops * sizeof(struct prism_op_result));
 	msg->kind = PRISM_MSG_COMPLETION;
@@ -288,8 +270,14 @@ static u64 prism_ack_floor(struct prism_sock *psk, struct prism_peer *peer)
 	return oldest ? oldest->id : psk->next_req_id;
 }
 
-/* Take req out of the outstanding set; reqs lock held. */
-static void prism_req_unlink(struct prism_sock *psk, struct prism_req *req)
+/**
+ * prism_req_unlink() - take a chain out of the outstanding set
+ * @psk: its socket
+ * @req: the chain; whoever unlinks it owns it (prism_req_finish())
+ *
+ * Context: The reqs lock (xa_lock_bh(&@psk->reqs)) held.
+ */
+void prism_req_unlink(struct prism_sock *psk, struct prism_req *req)
 {
 	__xa_erase(&psk->reqs, req->id);
 	list_del(&req->peer_node);
@@ -332,9 +320,17 @@ static void prism_req_timer(struct timer_list *t)
 	if (xa_load(&psk->reqs, req->id) != req)
 		goto unlock;
 	if (time_after_eq(jiffies, req->deadline) ||
-	    (!req->nacked && req->tries >= READ_ONCE(psk->retries))) {
+	    (!req->nacked && !req->progress &&
+	     req->tries >= READ_ONCE(psk->retries))) {
 		prism_req_unlink(psk, req);
 		status = req->nacked ? PRISM_S_NACK : PRISM_S_TIMEOUT;
+		goto unlock;
+	}
+	if (req->progress) {
+		/* A large chain or answer is moving: not a loss. */
+		req->progress = false;
+		req->tries = 1;
+		prism_req_arm(req);
 		goto unlock;
 	}
 	trace_prism_chain_retransmit(psk->ep, req->dst.sprism_ep,
@@ -349,10 +345,17 @@ static void prism_req_timer(struct timer_list *t)
 		prism_stat_add(net, psk, PRISM_STAT_RETRANSMITS, 1);
 	}
 	dev = dev_get_by_index_rcu(net, psk->ifindex);
-	if (dev && netif_running(dev))
-		skb = prism_req_skb(dev, req, GFP_ATOMIC);
+	if (dev && netif_running(dev)) {
+		/* Part of the answer came: ask for the rest. */
+		if (req->rx_started)
+			skb = prism_req_probe(req, dev);
+		else
+			skb = prism_req_skb(dev, req, GFP_ATOMIC);
+	}
 	if (skb) {
-		prism_set_floor(req, skb, prism_ack_floor(psk, req->peer));
+		if (!req->rx_started)
+			prism_set_floor(req, skb,
+					prism_ack_floor(psk, req->peer));
 		ether_addr_copy(dst_mac, req->dst.sprism_mac);
 	}
 	/* Without a frame this try is lost like any other. */
@@ -392,7 +395,8 @@ unlock:
  * * -ENOTCONN: @psk is not bound;
  * * -ENETDOWN: the interface of @psk is gone, down, or its MTU cannot hold a
  *   PRISM header;
- * * -EMSGSIZE: the request or the response body does not fit in the MTU;
+ * * -EMSGSIZE: the chain or its answer is larger than one frame and the
+ *   MTU cannot carry its segments or its ops (SREQ);
  * * -ENOBUFS: the completion would exceed the receive buffer (SO_RCVBUF),
  *   PRISM_MAX_PEERS peers already, max_outstanding chains outstanding, or
  *   the request id would be PRISM_WINDOW or more above the peer's ack floor;
@@ -403,6 +407,7 @@ int prism_client_submit(struct prism_sock *psk, const struct sockaddr_prism *dst
 {
 	const struct prism_chain *chain = (const struct prism_chain *)ubuf;
 	struct net *net = sock_net(&psk->sk);
+	struct sk_buff_head segs;
 	struct prism_whdr *hdr;
 	struct net_device *dev;
 	struct prism_req *req;
@@ -424,6 +429,7 @@ int prism_client_submit(struct prism_sock *psk, const struct sockaddr_prism *dst
 	if (!smp_load_acquire(&psk->bound))
 		return -ENOTCONN;
 
+	__skb_queue_head_init(&segs);
 	dev = dev_get_by_index(net, psk->ifindex);
 	if (!dev)
 		return -ENETDOWN;
@@ -436,23 +442,39 @@ int prism_client_submit(struct prism_sock *psk, const struct sockaddr_prism *dst
 	req = kzalloc(sizeof(*req), GFP_KERNEL_ACCOUNT);
 	if (!req)
 		goto out_dev;
+	req->psk = psk;
 	req->frame = kmalloc(sizeof(*hdr) + cap, GFP_KERNEL_ACCOUNT);
 	if (!req->frame)
 		goto out_req;
+	req->nops = chain->nops;
 	body_len = prism_chain_encode(ubuf + sizeof(*chain), len - sizeof(*chain),
 				      chain->nops, req->frame + sizeof(*hdr),
 				      cap, &resp_len);
+	if (body_len == -EMSGSIZE) {
+		/* Larger than a frame: sent in segments from here. */
+		err = -ENOMEM;
+		req->body = kvmalloc(len - sizeof(*chain), GFP_KERNEL_ACCOUNT);
+		if (!req->body)
+			goto out_req;
+		body_len = prism_chain_encode(ubuf + sizeof(*chain),
+					      len - sizeof(*chain),
+					      chain->nops, req->body,
+					      len - sizeof(*chain), &resp_len);
+	}
 	if (body_len < 0) {
 		err = body_len;
 		goto out_req;
 	}
-	err = -EMSGSIZE;
-	if (resp_len > cap)
+	req->frame_len = sizeof(*hdr) + body_len;
+	req->resp_cap = resp_len;
+	err = prism_req_large_init(req, dev, body_len, resp_len, timeout);
+	if (err)
 		goto out_req;
 	err = -ENOMEM;
-	req->frame_len = sizeof(*hdr) + body_len;
-	req->cskb = alloc_skb(prism_completion_size(chain->nops, resp_len),
-			      GFP_KERNEL_ACCOUNT);
+	if (!req->cskb)
+		req->cskb = alloc_skb(prism_completion_size(chain->nops,
+							    resp_len),
+				      GFP_KERNEL_ACCOUNT);
 	if (!req->cskb)
 		goto out_req;
 	/*
@@ -473,24 +495,24 @@ int prism_client_submit(struct prism_sock *psk, const struct sockaddr_prism *dst
 		err = PTR_ERR(req->peer);
 		goto out_req;
 	}
+	/* What earlier chains learnt of reordering on the path. */
+	if (req->tx)
+		req->tx->reorder = READ_ONCE(req->peer->seg_reorder);
 
 	hdr = (struct prism_whdr *)req->frame;
 	hdr->version = PRISM_WIRE_VERSION;
-	hdr->type = PRISM_T_REQ;
+	hdr->type = req->tx ? PRISM_T_SREQ : PRISM_T_REQ;
 	hdr->nops = chain->nops;
 	hdr->status = 0;
 	hdr->dst_ep = htonl(dst->sprism_ep);
 	hdr->src_ep = htonl(psk->ep);
 	hdr->session = htonl(psk->session);
-	hdr->body_len = htons(body_len);
+	hdr->body_len = htons(req->frame_len - sizeof(*hdr));
 	hdr->reserved = 0;
 	skb = prism_req_skb(dev, req, GFP_KERNEL);
 	if (!skb)
 		goto out_req;
 
-	req->psk = psk;
-	req->nops = chain->nops;
-	req->resp_cap = resp_len;
 	req->user_data = chain->user_data;
 	req->dst = *dst;
 	req->dst.sprism_ifindex = psk->ifindex;
@@ -521,13 +543,25 @@ int prism_client_submit(struct prism_sock *psk, const struct sockaddr_prism *dst
 		req->sent_at = ktime_get();
 		req->first_sent = req->sent_at;
 		prism_req_arm(req);
+		if (req->tx)
+			prism_req_tx_first(req, dev, &segs);
 	}
 	xa_unlock_bh(&psk->reqs);
 	if (err)
 		goto out_count;
 
 	prism_stat_add(net, psk, PRISM_STAT_CHAINS_SENT, 1);
+	prism_stat_add(net, psk, PRISM_STAT_SEGS_SENT, skb_queue_len(&segs));
+	/*
+	 * The first window is marked sent already: let no grant (a device
+	 * that loops frames back, as veth, runs the receive path when BHs
+	 * are enabled again) send more before it is queued.
+	 */
+	local_bh_disable();
 	prism_xmit_frame(skb, dev, dst->sprism_mac);
+	while ((skb = __skb_dequeue(&segs)))
+		prism_xmit_frame(skb, dev, dst->sprism_mac);
+	local_bh_enable();
 	dev_put(dev);
 	return 0;
 
@@ -537,6 +571,7 @@ out_count:
 out_req:
 	kfree_skb(req->cskb);
 	kfree(req->frame);
+	prism_req_large_free(req);
 	kfree(req);
 out_dev:
 	dev_put(dev);
@@ -615,6 +650,7 @@ void prism_client_response(struct prism_sock *psk, struct sk_buff *skb,
 	u32 body_len = ntohs(hdr->body_len);
 	struct prism_req *req;
 	u32 rtt_us = 0;
+	bool sample;
 
 	if (hdr->status > PRISM_S_MAX)
 		goto drop;
@@ -651,18 +687,24 @@ void prism_client_response(struct prism_sock *psk, struct sk_buff *skb,
 		return;
 	}
 	if (hdr->status == PRISM_S_OK &&
-	    !prism_fill_completion(req, (const u8 *)(hdr + 1), body_len)) {
+	    !(req->rx ? prism_req_rx_whole(req, skb, body_len) :
+			prism_fill_completion(req, (const u8 *)(hdr + 1),
+					      body_len))) {
 		xa_unlock_bh(&psk->reqs);
 		goto drop;
 	}
 	prism_req_unlink(psk, req);
-	/* Karn: only a chain sent once gives an unambiguous sample. */
-	if (req->tries == 1)
+	/*
+	 * Karn: only a chain sent once gives an unambiguous sample, and only
+	 * one that is not a transfer of many frames.
+	 */
+	sample = req->tries == 1 && !req->tx && !req->rx_started;
+	if (sample)
 		rtt_us = ktime_us_delta(ktime_get(), req->sent_at);
 	xa_unlock_bh(&psk->reqs);
 
 	del_timer_sync(&req->timer);
-	prism_peer_answered(psk, req->peer, req->tries == 1, rtt_us);
+	prism_peer_answered(psk, req->peer, sample, rtt_us);
 	if (hdr->status == PRISM_S_OK)
 		prism_req_deliver(req, PRISM_S_OK);
 	else
@@ -674,6 +716,24 @@ forged:
 	return;
 drop:
 	prism_stat_add(net, psk, PRISM_STAT_RX_DROPPED, 1);
+}
+
+/**
+ * prism_req_finish() - complete a chain its owner took out of the set
+ * @req: the chain, unlinked (prism_req_unlink())
+ * @status: PRISM_S_OK: its completion is built; else the chain's status
+ *
+ * Context: Softirq or process context, no reqs lock held.
+ */
+void prism_req_finish(struct prism_req *req, u8 status)
+{
+	del_timer_sync(&req->timer);
+	prism_peer_answered(req->psk, req->peer, false, 0);
+	if (status == PRISM_S_OK)
+		prism_req_deliver(req, PRISM_S_OK);
+	else
+		prism_req_fail(req, status);
+	prism_req_free(req);
 }
 
 static void prism_client_drain(struct prism_sock *psk, bool complete,

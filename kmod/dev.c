@@ -10,6 +10,7 @@
 #include <linux/skbuff.h>
 #include <linux/pkt_sched.h>
 #include "prism_net.h"
+#include "seg.h"
 
 /**
  * prism_alloc_frame() - allocate an skb for a PRISM frame
@@ -100,12 +101,82 @@ int prism_queue_send(struct prism_sock *psk, const struct sockaddr_prism *src,
 	return PRISM_S_OK;
 }
 
+/* The client socket a frame to a client is for, or NULL. */
+static struct prism_sock *prism_client_psk(struct net *net,
+					   struct net_device *dev,
+					   const struct prism_whdr *hdr)
+{
+	struct prism_sock *psk = prism_ep_lookup(net, ntohl(hdr->dst_ep));
+
+	return psk && psk->ifindex == dev->ifindex ? psk : NULL;
+}
+
+/*
+ * Hand a frame to the target or client side by its type and, for segments
+ * and grants, the direction of their message.  -EINVAL: dropped here.
+ */
+static int prism_dispatch(struct net *net, struct sk_buff *skb,
+			  const struct prism_whdr *hdr, const u8 *src_mac)
+{
+	u32 body_len = ntohs(hdr->body_len);
+	struct prism_sock *psk;
+	u8 dir = 0;
+
+	switch (hdr->type) {
+	case PRISM_T_REQ:
+	case PRISM_T_SREQ:
+		if (hdr->status || hdr->reserved)
+			return -EINVAL;
+		if (hdr->type == PRISM_T_REQ)
+			prism_serve_request(net, skb, hdr, src_mac);
+		else
+			prism_serve_sreq(net, skb, hdr, src_mac);
+		return 0;
+	case PRISM_T_SEG:
+		if (body_len < sizeof(struct prism_wseg) || hdr->reserved)
+			return -EINVAL;
+		dir = ((const struct prism_wseg *)(hdr + 1))->dir;
+		break;
+	case PRISM_T_GRANT:
+		if (body_len != sizeof(struct prism_wgrant) || hdr->status ||
+		    hdr->reserved)
+			return -EINVAL;
+		dir = ((const struct prism_wgrant *)(hdr + 1))->dir;
+		break;
+	case PRISM_T_RESP:
+		break;
+	default:
+		return -EINVAL;
+	}
+	/* To the target: segments of requests, grants for answers. */
+	if ((hdr->type == PRISM_T_SEG && dir == PRISM_SEG_REQ) ||
+	    (hdr->type == PRISM_T_GRANT && dir == PRISM_SEG_RESP)) {
+		if (hdr->type == PRISM_T_SEG)
+			prism_serve_seg(net, skb, hdr, src_mac);
+		else
+			prism_serve_grant(net, skb, hdr, src_mac);
+		return 0;
+	}
+	if (hdr->type != PRISM_T_RESP && dir != PRISM_SEG_REQ &&
+	    dir != PRISM_SEG_RESP)
+		return -EINVAL;
+	psk = prism_client_psk(net, skb->dev, hdr);
+	if (!psk)
+		return -EINVAL;
+	if (hdr->type == PRISM_T_RESP)
+		prism_client_response(psk, skb, hdr, src_mac);
+	else if (hdr->type == PRISM_T_SEG)
+		prism_client_seg(psk, skb, hdr, src_mac);
+	else
+		prism_client_grant(psk, skb, hdr, src_mac);
+	return 0;
+}
+
 static int prism_rcv(struct sk_buff *skb, struct net_device *dev,
 		     struct packet_type *pt, struct net_device *orig_dev)
 {
 	struct net *net = dev_net(dev);
 	const struct prism_whdr *hdr;
-	struct prism_sock *psk;
 	u8 src_mac[ETH_ALEN];
 	u32 body_len;
 
@@ -114,10 +185,16 @@ static int prism_rcv(struct sk_buff *skb, struct net_device *dev,
 	skb = skb_share_check(skb, GFP_ATOMIC);
 	if (!skb)
 		return NET_RX_DROP;
-	/* The engine and the client parse a flat buffer. */
-	if (skb_linearize(skb))
+	if (!pskb_may_pull(skb, sizeof(*hdr)))
 		goto drop;
-	if (skb->len < sizeof(*hdr))
+	hdr = (const struct prism_whdr *)skb->data;
+	/*
+	 * The engine and the client parse a flat buffer; a segment's payload
+	 * is copied out of the frame wherever it lies.
+	 */
+	if (hdr->type == PRISM_T_SEG ?
+	    !pskb_may_pull(skb, sizeof(*hdr) + sizeof(struct prism_wseg)) :
+	    skb_linearize(skb))
 		goto drop;
 	hdr = (const struct prism_whdr *)skb->data;
 	body_len = ntohs(hdr->body_len);
@@ -131,21 +208,8 @@ static int prism_rcv(struct sk_buff *skb, struct net_device *dev,
 		goto drop;
 
 	rcu_read_lock();
-	switch (hdr->type) {
-	case PRISM_T_REQ:
-		if (hdr->status || hdr->reserved)
-			goto drop_unlock;
-		prism_serve_request(net, skb, hdr, src_mac);
-		break;
-	case PRISM_T_RESP:
-		psk = prism_ep_lookup(net, ntohl(hdr->dst_ep));
-		if (!psk || psk->ifindex != dev->ifindex)
-			goto drop_unlock;
-		prism_client_response(psk, skb, hdr, src_mac);
-		break;
-	default:
+	if (prism_dispatch(net, skb, hdr, src_mac))
 		goto drop_unlock;
-	}
 	rcu_read_unlock();
 	consume_skb(skb);
 	return NET_RX_SUCCESS;

@@ -27,12 +27,23 @@
  * REQ body:  nops x (struct prism_wop, inline data padded to 8 bytes)
  * RESP body: nops x struct prism_wres, then each op's output in op order,
  *            each padded to 8 bytes (only when hdr.status is PRISM_S_OK)
+ *
+ * A request or response body larger than one frame is a message sent in
+ * segments (kmod/seg.h): the client first sends an SREQ whose body is a
+ * struct prism_wseg and the chain's nops x struct prism_wop without their
+ * inline data (the target checks them and the rkey before it keeps any
+ * state), then SEG frames carrying the REQ body; the target answers with
+ * SEG frames carrying the RESP body.  The receiver of a message sends GRANT
+ * frames.  SEG, SREQ and GRANT frames carry the chain's header fields.
  */
 #define PRISM_WIRE_VERSION	1
 
 enum prism_frame_type {
 	PRISM_T_REQ	= 1,
 	PRISM_T_RESP	= 2,
+	PRISM_T_SREQ	= 3,	/* a multi-frame request's ops, no data */
+	PRISM_T_SEG	= 4,	/* a segment of a request or response body */
+	PRISM_T_GRANT	= 5,	/* receiver of a message to its sender */
 };
 
 /**
@@ -261,7 +272,10 @@ int prism_chain_encode(const u8 *ops, u32 ops_len, u8 nops, u8 *out,
  * userspace chains and by the engine for received frames.
  */
 /* Largest len of READ, WRITE, ALLOC and SEND; bounds work in softirq. */
-#define PRISM_MAX_OP_LEN	65536
+#define PRISM_MAX_OP_LEN	PRISM_MAX_OP_DATA
+/* Largest request body: every op and the chain's inline data. */
+#define PRISM_MAX_BODY		(PRISM_MAX_CHAIN * sizeof(struct prism_wop) + \
+				 PRISM_MAX_CHAIN_DATA)
 
 /**
  * struct prism_decoded_op - one op decoded to host order and validated
@@ -276,11 +290,14 @@ struct prism_decoded_op {
 };
 
 void prism_wop_encode(const struct prism_op *op, struct prism_wop *w);
+void prism_wop_decode(const struct prism_wop *w, struct prism_op *op);
 int prism_op_check(const struct prism_op *op, unsigned int idx);
 int prism_wire_parse_op(const u8 *body, u32 body_len, u32 *pos,
 			unsigned int idx, struct prism_decoded_op *pop);
 int prism_wire_check(const u8 *body, u32 body_len, u8 nops, u32 *resp_len);
 int prism_wire_check_work(const u8 *body, u32 body_len, u8 nops,
 			  u32 *resp_len, u32 *work);
+int prism_wire_check_manifest(const u8 *ops, u32 ops_len, u8 nops,
+			      u32 *body_len, u32 *resp_len, u32 *work);
 
 #endif /* _PRISM_H */

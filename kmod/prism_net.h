@@ -34,9 +34,11 @@
 /* Bytes of cached replies one socket may hold; past it chains are NACKed. */
 #define PRISM_RCACHE_BYTES	(32U << 20)
 /* Receive buffer of a new socket (SO_RCVBUF may change it). */
-#define PRISM_DEFAULT_RCVBUF	(1024 * 1024)
-/* Largest sendmsg() payload accepted; one frame bounds it far lower. */
-#define PRISM_MAX_SUBMIT	65536
+#define PRISM_DEFAULT_RCVBUF	(4 << 20)
+/* Largest sendmsg() payload accepted: a chain of 16 ops and their data. */
+#define PRISM_MAX_SUBMIT	(sizeof(struct prism_chain) + \
+				 PRISM_MAX_CHAIN * sizeof(struct prism_op) + \
+				 PRISM_MAX_CHAIN_DATA)
 
 extern u16 prism_ethertype;
 
@@ -97,6 +99,8 @@ struct prism_net {
  * @answered: chains the target answered (&prism_sock.peer_lock)
  * @timeouts: chains to the target that timed out (&prism_sock.peer_lock)
  * @nacks: NACKs received from the target (&prism_sock.peer_lock)
+ * @seg_reorder: reorder threshold learnt by multi-frame chains to the
+ *               target (seg.h; READ_ONCE/WRITE_ONCE)
  */
 struct prism_peer {
 	struct hlist_node	node;
@@ -111,6 +115,7 @@ struct prism_peer {
 	u64			answered;
 	u64			timeouts;
 	u64			nacks;
+	u32			seg_reorder;
 };
 
 /**
@@ -139,6 +144,8 @@ struct prism_peer {
  * @sessions: target side: client sessions and their reply caches
  * @nsessions: entries in @sessions
  * @rcache_bytes: bytes of cached replies, all sessions
+ * @reasm_bytes: bytes of multi-frame requests in reassembly, all sessions
+ * @reasm_timer: drops reassemblies past their chain's deadline
  * @serve_rate: PRISM_SERVE_RATE: chains/s, 0: unlimited
  * @serve_tokens: token bucket of @serve_rate; one chain = HZ
  * @serve_stamp: jiffies of the last refill of @serve_tokens
@@ -171,6 +178,8 @@ struct prism_sock {
 	DECLARE_HASHTABLE(sessions, PRISM_SESSION_HASH_BITS);
 	u32			nsessions;
 	atomic_t		rcache_bytes;
+	atomic_t		reasm_bytes;
+	struct timer_list	reasm_timer;
 	u32			serve_rate;
 	u64			serve_tokens;
 	unsigned long		serve_stamp;
@@ -238,13 +247,26 @@ void prism_notify_fl(struct prism_sock *psk, u8 cmd, u32 id);
 /* rcache.c */
 void prism_serve_request(struct net *net, struct sk_buff *skb,
 			 const struct prism_whdr *hdr, const u8 *src_mac);
+void prism_sessions_init(struct prism_sock *psk);
 void prism_sessions_destroy(struct prism_sock *psk);
+
+/* serve_seg.c */
+void prism_serve_sreq(struct net *net, struct sk_buff *skb,
+		      const struct prism_whdr *hdr, const u8 *src_mac);
+void prism_serve_seg(struct net *net, struct sk_buff *skb,
+		     const struct prism_whdr *hdr, const u8 *src_mac);
+void prism_serve_grant(struct net *net, struct sk_buff *skb,
+		       const struct prism_whdr *hdr, const u8 *src_mac);
 
 /* client.c */
 int prism_client_submit(struct prism_sock *psk, const struct sockaddr_prism *dst,
 			const u8 *ubuf, u32 len);
 void prism_client_response(struct prism_sock *psk, struct sk_buff *skb,
 			   const struct prism_whdr *hdr, const u8 *src_mac);
+void prism_client_seg(struct prism_sock *psk, struct sk_buff *skb,
+		      const struct prism_whdr *hdr, const u8 *src_mac);
+void prism_client_grant(struct prism_sock *psk, struct sk_buff *skb,
+			const struct prism_whdr *hdr, const u8 *src_mac);
 void prism_client_fail_all(struct prism_sock *psk, u8 status);
 void prism_client_release(struct prism_sock *psk);
 void prism_client_init(struct prism_sock *psk);

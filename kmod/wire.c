@@ -152,7 +152,16 @@ static bool prism_pad_zero(const u8 *data, u32 len)
 	return true;
 }
 
-static void prism_wop_decode(const struct prism_wop *w, struct prism_op *op)
+/**
+ * prism_wop_decode() - read an op from wire format
+ * @w: the op, big-endian
+ * @op: receives it in host order
+ *
+ * Nothing is checked: see prism_op_check().
+ *
+ * Context: Any context.
+ */
+void prism_wop_decode(const struct prism_wop *w, struct prism_op *op)
 {
 	op->opcode = w->opcode;
 	op->cas_mode = w->cas_mode;
@@ -247,6 +256,35 @@ int prism_wire_parse_op(const u8 *body, u32 body_len, u32 *pos,
 }
 EXPORT_SYMBOL_IF_KUNIT(prism_wire_parse_op);
 
+/* What a chain's ops add up to. */
+struct prism_totals {
+	u32	data;		/* inline data, padded */
+	u32	out;		/* outputs, padded */
+	u32	work;		/* op lengths */
+};
+
+/* Add a checked op; ops are bounded: 16 x 4 MiB cannot overflow. */
+static void prism_totals_add(struct prism_totals *t, const struct prism_op *op)
+{
+	t->data += PRISM_PAD8(op->data_len);
+	t->out += PRISM_PAD8(prism_op_out_len(op));
+	t->work += op->len;
+}
+
+/* -EINVAL past PRISM_MAX_CHAIN_DATA, -E2BIG past PRISM_MAX_CHAIN_WORK. */
+static int prism_totals_check(const struct prism_totals *t, u8 nops,
+			      u32 *resp_len, u32 *work)
+{
+	if (t->data > PRISM_MAX_CHAIN_DATA || t->out > PRISM_MAX_CHAIN_DATA)
+		return -EINVAL;
+	if (t->work > PRISM_MAX_CHAIN_WORK)
+		return -E2BIG;
+	*resp_len = nops * sizeof(struct prism_wres) + t->out;
+	if (work)
+		*work = t->work;
+	return 0;
+}
+
 /*
  * Check nops ops in buf, nothing after them; compute the response size and
  * the chain's work (the sum of its op lengths).  -E2BIG: well formed, but
@@ -255,29 +293,62 @@ EXPORT_SYMBOL_IF_KUNIT(prism_wire_parse_op);
 static int prism_check_chain(const u8 *buf, u32 buf_len, u8 nops, bool wire,
 			     u32 *resp_len, u32 *work)
 {
+	struct prism_totals t = {};
 	struct prism_decoded_op pop;
-	u32 pos = 0, resp, w = 0;
 	unsigned int i;
+	u32 pos = 0;
 
 	if (!nops || nops > PRISM_MAX_CHAIN)
 		return -EINVAL;
-	resp = nops * sizeof(struct prism_wres);
 	for (i = 0; i < nops; i++) {
 		if (prism_take_op(buf, buf_len, &pos, wire, i, &pop))
 			return -EINVAL;
-		/* At most 16 * 65536: no overflow. */
-		resp += PRISM_PAD8(pop.out_len);
-		w += pop.op.len;
+		prism_totals_add(&t, &pop.op);
 	}
 	if (pos != buf_len)
 		return -EINVAL;
-	if (w > PRISM_MAX_CHAIN_WORK)
-		return -E2BIG;
-	*resp_len = resp;
-	if (work)
-		*work = w;
-	return 0;
+	return prism_totals_check(&t, nops, resp_len, work);
 }
+
+/**
+ * prism_wire_check_manifest() - check the ops of a multi-frame request
+ * @ops: the chain's nops x &struct prism_wop, without inline data (the body
+ *       of an SREQ frame after its &struct prism_wseg)
+ * @ops_len: bytes at @ops
+ * @nops: ops in the chain
+ * @body_len: receives the length of the request body they make
+ * @resp_len: receives the largest response body the chain can produce
+ * @work: receives the chain's work
+ *
+ * The checks of prism_wire_check_work() that need no inline data.
+ *
+ * Context: Any context.
+ * Return: 0, -EINVAL or -E2BIG, as prism_wire_check_work().
+ */
+int prism_wire_check_manifest(const u8 *ops, u32 ops_len, u8 nops,
+			      u32 *body_len, u32 *resp_len, u32 *work)
+{
+	const struct prism_wop *w = (const struct prism_wop *)ops;
+	struct prism_totals t = {};
+	struct prism_op op;
+	unsigned int i;
+	int err;
+
+	if (!nops || nops > PRISM_MAX_CHAIN ||
+	    ops_len != nops * sizeof(*w))
+		return -EINVAL;
+	for (i = 0; i < nops; i++) {
+		prism_wop_decode(&w[i], &op);
+		if (prism_op_check(&op, i))
+			return -EINVAL;
+		prism_totals_add(&t, &op);
+	}
+	err = prism_totals_check(&t, nops, resp_len, work);
+	if (!err)
+		*body_len = ops_len + t.data;
+	return err;
+}
+EXPORT_SYMBOL_IF_KUNIT(prism_wire_check_manifest);
 
 /**
  * prism_wire_check_work() - check a request body and measure its work

@@ -519,6 +519,65 @@ static void encoded_chain_executes(struct kunit *test)
 	t_check_mem(test, f);
 }
 
+/*
+ * The ops of a multi-frame request without their data (an SREQ) give the
+ * same body length, response length and work as the whole body; a chain
+ * past PRISM_MAX_CHAIN_DATA of outputs is refused on both.
+ */
+static void manifest_matches_body(struct kunit *test)
+{
+	struct t_fix *f = test->priv;
+	u32 blen, resp, work, resp2, work2, pos = 0, i;
+	struct prism_wop *w;
+	u8 data[40] = { 1 };
+
+	w = kunit_kzalloc(test, PRISM_MAX_CHAIN * sizeof(*w), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, w);
+	t_add_write(f->q, 0, RK(f, RA), VA(f, RA, 0), data, sizeof(data));
+	t_add_read(f->q, RK(f, RA), VA(f, RA, 0), 100);
+	t_add_write(f->q, 0, RK(f, RA), VA(f, RA, 64), data, 3);
+	for (i = 0; i < f->q->nops; i++) {
+		memcpy(&w[i], f->q->buf + pos, sizeof(*w));
+		pos += sizeof(*w) + PRISM_PAD8(be32_to_cpu(w[i].data_len));
+	}
+	KUNIT_ASSERT_EQ(test, prism_wire_check_work(f->q->buf, f->q->len,
+						    f->q->nops, &resp, &work),
+			0);
+	KUNIT_ASSERT_EQ(test, prism_wire_check_manifest((u8 *)w,
+							f->q->nops * sizeof(*w),
+							f->q->nops, &blen,
+							&resp2, &work2), 0);
+	KUNIT_EXPECT_EQ(test, blen, f->q->len);
+	KUNIT_EXPECT_EQ(test, resp2, resp);
+	KUNIT_EXPECT_EQ(test, work2, work);
+	/* Not a whole number of ops, or an invalid op: refused. */
+	KUNIT_EXPECT_EQ(test, prism_wire_check_manifest((u8 *)w,
+							f->q->nops * sizeof(*w) - 1,
+							f->q->nops, &blen,
+							&resp2, &work2), -EINVAL);
+	w[1].len = cpu_to_be32(PRISM_MAX_OP_LEN + 1);
+	KUNIT_EXPECT_EQ(test, prism_wire_check_manifest((u8 *)w,
+							f->q->nops * sizeof(*w),
+							f->q->nops, &blen,
+							&resp2, &work2), -EINVAL);
+	/* Three READs of 1 MiB: 3 MiB of outputs, past the chain's 2 MiB. */
+	for (i = 0; i < 3; i++) {
+		struct prism_op op = { .opcode = PRISM_OP_READ,
+				       .rkey = RK(f, RA), .addr = VA(f, RA, 0),
+				       .len = PRISM_MAX_OP_DATA };
+
+		prism_wop_encode(&op, &w[i]);
+	}
+	KUNIT_EXPECT_EQ(test, prism_wire_check_manifest((u8 *)w, 2 * sizeof(*w),
+							2, &blen, &resp2,
+							&work2), 0);
+	KUNIT_EXPECT_EQ(test, resp2, 2 * (u32)sizeof(struct prism_wres) +
+			2 * PRISM_MAX_OP_DATA);
+	KUNIT_EXPECT_EQ(test, prism_wire_check_manifest((u8 *)w, 3 * sizeof(*w),
+							3, &blen, &resp2,
+							&work2), -EINVAL);
+}
+
 static struct kunit_case prism_wire_cases[] = {
 	KUNIT_CASE(scratch_bounds_are_checked),
 	KUNIT_CASE_PARAM(malformed_chain_is_invalid_and_touches_nothing,
@@ -529,6 +588,7 @@ static struct kunit_case prism_wire_cases[] = {
 	KUNIT_CASE(wop_encode_matches_fixed_bytes),
 	KUNIT_CASE(encode_errors),
 	KUNIT_CASE(encoded_chain_executes),
+	KUNIT_CASE(manifest_matches_body),
 	{}
 };
 

@@ -678,6 +678,102 @@ static void test_rs_write_chain(void)
 	check_chain(off);
 }
 
+/* prism_chain_completion_size(): 16 + 16 per op + outputs padded to 8. */
+static void test_completion_size(void)
+{
+	_Alignas(8) unsigned char small[CHAIN_HDR];
+	struct prism_op *op;
+	unsigned int i;
+
+	start(1);
+	CHECK_EQ(prism_chain_completion_size(&c), -EINVAL);
+	prism_prep_read(&c, 1, 0, 200);
+	CHECK_EQ(prism_chain_completion_size(&c), 16 + 16 + 200);
+	start(1);
+	prism_prep_read(&c, 1, 0, 201);
+	CHECK_EQ(prism_chain_completion_size(&c), 16 + 16 + 208);
+
+	/* READ 13, CAS 8, WRITE, ALLOC, SEND, bounded READ 100, redirected READ. */
+	start(2);
+	prism_prep_read(&c, 1, 0, 13);
+	prism_prep_cas_u64(&c, 1, 8, PRISM_CAS_EQ, 0, 1);
+	prism_prep_write(&c, 1, 16, "abc", 3);
+	prism_prep_alloc(&c, 1, 1, "xy", 2);
+	prism_prep_send(&c, "hello", 5);
+	prism_prep_read_bounded(&c, 1, 32, 100);
+	op = prism_prep_read(&c, 1, 64, 4000);
+	CHECK_EQ(prism_op_set_redirect(&c, op, 128), 0);
+	CHECK_EQ(prism_chain_error(&c), 0);
+	CHECK_EQ(prism_chain_completion_size(&c),
+		 16 + 7 * 16 + 16 + 8 + 0 + 8 + 0 + 104 + 0);
+
+	/* The largest: 16 READs of 2 MiB / 16 (PRISM_MAX_CHAIN_DATA). */
+	start(3);
+	for (i = 0; i < 16; i++)
+		prism_prep_read(&c, 1, 0, PRISM_MAX_CHAIN_DATA / 16);
+	CHECK_EQ(prism_chain_completion_size(&c), 16 + 16 * 16 + (2 << 20));
+
+	/* A failed chain reports its error. */
+	CHECK_EQ(prism_chain_init(&c, small, sizeof(small), 4), 0);
+	CHECK(prism_prep_read(&c, 1, 0, 8) == NULL);
+	CHECK_EQ(prism_chain_completion_size(&c), -ENOSPC);
+}
+
+/*
+ * PRISM_MAX_OP_DATA (1 MiB) of WRITE data fits a buffer of exactly the
+ * header, the op and the data; one byte less of buffer does not.  Two ops
+ * of 1 MiB each (PRISM_MAX_CHAIN_DATA of inline data) build too.
+ */
+static void test_large_write(void)
+{
+	const size_t one = CHAIN_HDR + OP_SIZE + PRISM_MAX_OP_DATA;
+	const size_t two = CHAIN_HDR + 2 * OP_SIZE + PRISM_MAX_CHAIN_DATA;
+	unsigned char *b = aligned_alloc(8, two + 8), *data = malloc(PRISM_MAX_OP_DATA);
+	struct prism_op *op;
+	size_t k, bad = 0;
+
+	CHECK(b && data);
+	if (!b || !data)
+		goto out;
+	for (k = 0; k < PRISM_MAX_OP_DATA; k++)
+		data[k] = (unsigned char)(k * 7 + (k >> 12));
+	memset(b, 0xa5, two + 8);
+	CHECK_EQ(prism_chain_init(&c, b, one, 5), 0);
+	op = prism_prep_write(&c, 1, 0x1000, data, PRISM_MAX_OP_DATA);
+	CHECK(op != NULL);
+	CHECK_EQ(prism_chain_len(&c), (long long)one);
+	CHECK_EQ(prism_chain_completion_size(&c), 16 + 16);
+	if (op) {
+		CHECK_EQ(op->len, PRISM_MAX_OP_DATA);
+		CHECK_EQ(op->data_len, PRISM_MAX_OP_DATA);
+		CHECK_MEM(prism_op_data(op), data, 64);
+		for (k = 0; k < PRISM_MAX_OP_DATA; k++)
+			bad += b[CHAIN_HDR + OP_SIZE + k] != data[k];
+		CHECK_EQ(bad, 0);
+	}
+	CHECK_EQ(b[one], 0xa5);
+
+	CHECK_EQ(prism_chain_init(&c, b, one - 1, 6), 0);
+	CHECK(prism_prep_write(&c, 1, 0x1000, data, PRISM_MAX_OP_DATA) == NULL);
+	CHECK_EQ(prism_chain_error(&c), -ENOSPC);
+
+	/* 1 MiB - 1 bytes are padded to 1 MiB: the same buffer, zero pad. */
+	memset(b, 0xa5, two + 8);
+	CHECK_EQ(prism_chain_init(&c, b, one, 7), 0);
+	CHECK(prism_prep_write(&c, 1, 0, data, PRISM_MAX_OP_DATA - 1) != NULL);
+	CHECK_EQ(prism_chain_len(&c), (long long)one);
+	CHECK_EQ(b[one - 1], 0);
+
+	CHECK_EQ(prism_chain_init(&c, b, two, 8), 0);
+	CHECK(prism_prep_write(&c, 1, 0, data, PRISM_MAX_OP_DATA) != NULL);
+	CHECK(prism_prep_send(&c, data, PRISM_MAX_OP_DATA) != NULL);
+	CHECK_EQ(prism_chain_len(&c), (long long)two);
+	CHECK_EQ(prism_chain_completion_size(&c), 16 + 2 * 16);
+out:
+	free(b);
+	free(data);
+}
+
 static void test_le64(void)
 {
 	unsigned char b[8];
@@ -690,7 +786,7 @@ static void test_le64(void)
 
 int main(void)
 {
-	tap_plan(17);
+	tap_plan(19);
 	RUN(test_abi_layout);
 	RUN(test_init);
 	RUN(test_read);
@@ -707,6 +803,8 @@ int main(void)
 	RUN(test_setters);
 	RUN(test_kv_put_chain);
 	RUN(test_rs_write_chain);
+	RUN(test_completion_size);
+	RUN(test_large_write);
 	RUN(test_le64);
 	return tap_done();
 }

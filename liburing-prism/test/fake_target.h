@@ -3,10 +3,13 @@
  * A fake PRISM target for host tests: a thread on one end of an AF_UNIX
  * SOCK_DGRAM socketpair that parses each chain and answers with a
  * completion the way the module would (outputs 8-byte aligned after the
- * results).  Outputs are synthetic:
+ * results), for chains and completions up to the module's limits (the
+ * socketpair's SO_SNDBUF may allow less).  Outputs are synthetic:
  *   READ	len bytes, byte k = fake_byte(addr + k)
  *   CAS	len bytes of 0x11
  *   ALLOC	8-byte little-endian 0x100000 + user_data
+ * Inline WRITE data must be byte k = fake_byte(addr + k): the bytes that
+ * are are counted in write_bytes, a chain with any other is bad.
  * A chain with FAKE_NOISE set in user_data is preceded by a SEND message
  * and by a completion for user_data ^ 1.  FAKE_QUIT stops the thread.
  */
@@ -14,6 +17,7 @@
 #define PRISM_FAKE_TARGET_H
 
 #include <pthread.h>
+#include <stdlib.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
@@ -27,12 +31,32 @@ static inline unsigned char fake_byte(__u64 a)
 	return (unsigned char)((a * 31 + (a >> 8)) ^ 0x5a);
 }
 
+/* The largest chain and completion the module accepts. */
+#define FAKE_IN_MAX	(sizeof(struct prism_chain) + \
+			 PRISM_MAX_CHAIN * (sizeof(struct prism_op) + 8) + \
+			 PRISM_MAX_CHAIN_DATA)
+#define FAKE_OUT_MAX	(sizeof(struct prism_msg) + \
+			 PRISM_MAX_CHAIN * sizeof(struct prism_op_result) + \
+			 PRISM_MAX_CHAIN_DATA)
+
 struct fake_target {
 	int fd;
 	pthread_t thread;
 	unsigned long chains;
+	unsigned long write_bytes;	/* WRITE data received, as expected */
 	int bad;		/* malformed chains seen */
 };
+
+/* 1 when the len bytes at d are those a WRITE at addr must carry. */
+static inline int fake_write_ok(const unsigned char *d, __u64 addr, __u32 len)
+{
+	__u32 k;
+
+	for (k = 0; k < len; k++)
+		if (d[k] != fake_byte(addr + k))
+			return 0;
+	return 1;
+}
 
 static inline void fake_send_completion(int fd, __u64 ud)
 {
@@ -48,10 +72,17 @@ static inline void fake_send_completion(int fd, __u64 ud)
 static inline void *fake_target_main(void *arg)
 {
 	struct fake_target *t = arg;
-	static _Thread_local _Alignas(8) unsigned char in[65536], out[65536];
+	/* malloc: 8-byte aligned, and too large for a thread's stack. */
+	unsigned char *in = malloc(FAKE_IN_MAX), *out = malloc(FAKE_OUT_MAX);
 
+	if (!in || !out) {
+		t->bad++;
+		free(in);
+		free(out);
+		return NULL;
+	}
 	for (;;) {
-		ssize_t n = recv(t->fd, in, sizeof(in), 0);
+		ssize_t n = recv(t->fd, in, FAKE_IN_MAX, 0);
 		const struct prism_chain *h = (const void *)in;
 		struct prism_msg *m = (void *)out;
 		size_t off, outoff;
@@ -83,11 +114,23 @@ static inline void *fake_target_main(void *arg)
 			const struct prism_op *op = (const void *)(in + off);
 			__u32 olen = 0;
 
-			if (off + sizeof(*op) > (size_t)n) {
+			if (off + sizeof(*op) > (size_t)n ||
+			    op->data_len > (size_t)n - off - sizeof(*op) ||
+			    outoff + PRISM_ALIGN8((size_t)op->len) > FAKE_OUT_MAX) {
 				t->bad++;
 				break;
 			}
 			switch (op->opcode) {
+			case PRISM_OP_WRITE:
+				if (op->flags & PRISM_F_DATA_INDIRECT)
+					break;
+				if (op->data_len != op->len ||
+				    !fake_write_ok(in + off + sizeof(*op),
+						   op->addr, op->len))
+					t->bad++;
+				else
+					t->write_bytes += op->len;
+				break;
 			case PRISM_OP_READ:
 				olen = op->len;
 				for (k = 0; k < olen; k++)
@@ -116,6 +159,8 @@ static inline void *fake_target_main(void *arg)
 		send(t->fd, out, outoff, 0);
 		t->chains++;
 	}
+	free(in);
+	free(out);
 	return NULL;
 }
 
@@ -135,6 +180,34 @@ static inline int fake_target_start(struct fake_target *t, int *client_fd)
 		return -EAGAIN;
 	}
 	return 0;
+}
+
+/*
+ * Raise SO_SNDBUF of both ends of a started target as far as
+ * net.core.wmem_max allows, and return the largest power of two up to
+ * PRISM_MAX_OP_DATA that one READ or WRITE can then move through the
+ * socketpair with room to spare (AF_UNIX refuses a datagram larger than
+ * the sender's SO_SNDBUF); 0 if the buffers cannot be read back.
+ */
+static inline __u32 fake_large_len(struct fake_target *t, int client_fd)
+{
+	int fds[2] = { client_fd, t->fd }, v, i;
+	size_t carry = (size_t)-1;
+	__u32 len = PRISM_MAX_OP_DATA;
+	socklen_t l;
+
+	for (i = 0; i < 2; i++) {
+		v = 4 * (int)FAKE_IN_MAX;
+		setsockopt(fds[i], SOL_SOCKET, SO_SNDBUF, &v, sizeof(v));
+		l = sizeof(v);
+		if (getsockopt(fds[i], SOL_SOCKET, SO_SNDBUF, &v, &l) < 0 || v < 0)
+			return 0;
+		if ((size_t)v < carry)
+			carry = (size_t)v;
+	}
+	while (len && 2 * ((size_t)len + 4096) > carry)
+		len >>= 1;
+	return len;
 }
 
 static inline void fake_target_stop(struct fake_target *t, int client_fd)

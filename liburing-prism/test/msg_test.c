@@ -224,14 +224,84 @@ static void test_blocking_execute(void)
 	close(fd);
 }
 
+/*
+ * One op larger than the old 64 KiB limit (up to 1 MiB where the
+ * socketpair carries it) through the blocking calls; the completion
+ * buffer is exactly prism_chain_completion_size().
+ */
+static void test_blocking_large(void)
+{
+	_Alignas(8) unsigned char cb[256];
+	struct timeval tv = { .tv_sec = 5 };
+	struct prism_chain_buf c;
+	const struct prism_msg *m;
+	unsigned char *wbuf, *data, *out;
+	const unsigned char *p;
+	struct fake_target t;
+	size_t cap, bad = 0;
+	ssize_t n, need;
+	__u32 len, k, got;
+	int fd = -1;
+
+	CHECK_EQ(fake_target_start(&t, &fd), 0);
+	setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
+	len = fake_large_len(&t, fd);
+	printf("#   op size %u\n", len);
+	CHECK(len >= 128 << 10);
+	cap = sizeof(struct prism_chain) + sizeof(struct prism_op) + len;
+	wbuf = aligned_alloc(8, cap);
+	data = malloc(len);
+	out = malloc(32 + (size_t)len);
+	CHECK(wbuf && data && out);
+	if (!wbuf || !data || !out || len < 128 << 10)
+		goto out;
+	m = (const void *)out;
+
+	/* WRITE len bytes: the chain is header, op and data, nothing more. */
+	for (k = 0; k < len; k++)
+		data[k] = fake_byte(0x10000 + k);
+	prism_chain_init(&c, wbuf, cap, 50);
+	CHECK(prism_prep_write(&c, 1, 0x10000, data, len) != NULL);
+	CHECK_EQ(prism_chain_len(&c), 16 + 56 + len);
+	CHECK_EQ(prism_chain_completion_size(&c), 16 + 16);
+	CHECK_EQ(prism_execute(fd, NULL, &c, out, 32), 32);
+	CHECK(m->user_data == 50 && m->status == PRISM_S_OK);
+
+	/* READ len bytes into a buffer of exactly the completion's size. */
+	prism_chain_init(&c, cb, sizeof(cb), 51);
+	prism_prep_read(&c, 1, 0x200000, len);
+	need = prism_chain_completion_size(&c);
+	CHECK_EQ(need, 16 + 16 + len);
+	n = prism_execute(fd, NULL, &c, out, (size_t)need);
+	CHECK_EQ(n, need);
+	if (n == need) {
+		p = prism_msg_data(m, 0, &got);
+		CHECK_EQ(got, len);
+		for (k = 0; p && k < got; k++)
+			bad += p[k] != fake_byte(0x200000 + k);
+		CHECK_EQ(bad, 0);
+	}
+	/* 8 bytes short: the completion is truncated and reported. */
+	CHECK_EQ(prism_execute(fd, NULL, &c, out, (size_t)need - 8), -EMSGSIZE);
+out:
+	fake_target_stop(&t, fd);
+	CHECK_EQ(t.bad, 0);
+	CHECK_EQ(t.write_bytes, len);
+	close(fd);
+	free(wbuf);
+	free(data);
+	free(out);
+}
+
 int main(void)
 {
-	tap_plan(6);
+	tap_plan(7);
 	RUN(test_msg_ok);
 	RUN(test_msg_bounds);
 	RUN(test_msg_send);
 	RUN(test_strings);
 	RUN(test_family_and_addr);
 	RUN(test_blocking_execute);
+	RUN(test_blocking_large);
 	return tap_done();
 }

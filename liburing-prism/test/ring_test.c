@@ -254,6 +254,98 @@ static void test_truncated(void)
 	}
 }
 
+/* Queue a WRITE of len bytes of fake_byte() data at addr, as chain id. */
+static int queue_write(struct prism_ring *r, __u64 id, __u64 addr, __u32 len)
+{
+	size_t cap = sizeof(struct prism_chain) + sizeof(struct prism_op) + len;
+	unsigned char *cb = aligned_alloc(8, cap), *data = malloc(len);
+	struct prism_chain_buf c;
+	__u32 k;
+	int err = -ENOMEM;
+
+	if (cb && data) {
+		for (k = 0; k < len; k++)
+			data[k] = fake_byte(addr + k);
+		prism_chain_init(&c, cb, cap, id);
+		prism_prep_write(&c, 1, addr, data, len);
+		err = prism_ring_queue(r, NULL, &c);
+	}
+	free(cb);
+	free(data);
+	return err;
+}
+
+/*
+ * Ops larger than the old 64 KiB limit (up to 1 MiB where the socketpair
+ * carries it) through the ring, with buffers of exactly the READ's
+ * completion size; and a WRITE of PRISM_MAX_OP_DATA, which the ring
+ * queues whatever the socketpair then makes of it.
+ */
+static void test_large(void)
+{
+	_Alignas(8) unsigned char cb[256];
+	struct prism_ring_cqe ev[1];
+	struct prism_chain_buf c;
+	const unsigned char *p;
+	struct fake_target t;
+	struct prism_ring r;
+	unsigned int mode, n;
+	size_t bad;
+	ssize_t need;
+	__u32 len, got, k;
+	int fd = -1;
+
+	for (mode = 0; mode < 2; mode++) {
+		CHECK_EQ(fake_target_start(&t, &fd), 0);
+		len = fake_large_len(&t, fd);
+		CHECK(len >= 128 << 10);
+		prism_chain_init(&c, cb, sizeof(cb), 2);
+		prism_prep_read(&c, 1, 0x200000, len);
+		need = prism_chain_completion_size(&c);
+		CHECK_EQ(need, 16 + 16 + len);
+		CHECK_EQ(prism_ring_init(&r, fd, 4, 16, (unsigned int)need,
+					 mode ? PRISM_RING_NO_MULTISHOT : 0), 0);
+		CHECK_EQ(queue_write(&r, 1, 0x10000, len), 0);
+		CHECK_EQ(prism_ring_queue(&r, NULL, &c), 0);
+		CHECK_EQ(queue_write(&r, 3, 0x400000, PRISM_MAX_OP_DATA), 0);
+		CHECK_EQ(prism_ring_inflight(&r), 3);
+		/* A message is valid until the next reap: check each at once. */
+		for (n = 0; n < 3 && prism_ring_reap(&r, ev, 1, 1, 5000) == 1; n++) {
+			switch (ev[0].user_data) {
+			case 1:
+				CHECK(ev[0].res == 0 && ev[0].len == 32 &&
+				      ev[0].msg->status == PRISM_S_OK);
+				break;
+			case 2:
+				CHECK_EQ(ev[0].res, 0);
+				CHECK_EQ(ev[0].len, need);
+				got = 0;
+				p = ev[0].msg ? prism_msg_data(ev[0].msg, 0, &got) : NULL;
+				CHECK(p && got == len);
+				for (k = 0, bad = 0; p && k < got; k++)
+					bad += p[k] != fake_byte(0x200000 + k);
+				CHECK_EQ(bad, 0);
+				break;
+			case 3:
+				/* Sent whole, or refused whole by AF_UNIX. */
+				if (len == PRISM_MAX_OP_DATA)
+					CHECK(ev[0].res == 0 && ev[0].len == 32);
+				else
+					CHECK_EQ(ev[0].res, -EMSGSIZE);
+				break;
+			default:
+				CHECK(0);
+			}
+		}
+		CHECK_EQ(n, 3);
+		CHECK_EQ(prism_ring_inflight(&r), 0);
+		ring_stop(&r, &t, fd);
+		CHECK_EQ(t.bad, 0);
+		CHECK_EQ(t.write_bytes,
+			 len + (len == PRISM_MAX_OP_DATA ? PRISM_MAX_OP_DATA : 0));
+	}
+}
+
 static void test_init_errors(void)
 {
 	struct prism_ring r;
@@ -266,7 +358,7 @@ static void test_init_errors(void)
 
 int main(void)
 {
-	tap_plan(12);
+	tap_plan(13);
 	RUN(test_batch_1);
 	RUN(test_batch_16);
 	RUN(test_batch_256);
@@ -278,6 +370,7 @@ int main(void)
 	RUN(test_slots_busy);
 	RUN(test_send_error);
 	RUN(test_truncated);
+	RUN(test_large);
 	RUN(test_init_errors);
 	return tap_done();
 }

@@ -28,7 +28,7 @@ int LLVMFuzzerInitialize(int *argc, char ***argv);
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 #define FZ_CANARY	0xcc
-#define FZ_MAX_RESP	(PRISM_MAX_CHAIN * (8 + PRISM_MAX_OP_LEN) + 4096)
+#define FZ_MAX_RESP	(PRISM_MAX_CHAIN * 8 + PRISM_MAX_CHAIN_DATA)
 
 static void fz_fail(const char *what, long a, long b)
 {
@@ -305,6 +305,30 @@ static void fz_to_host(const u8 *body, u32 len, u8 *host)
 }
 
 /* prism_wire_check_work() agrees, and its work is the sum of op lengths. */
+/*
+ * The ops of a valid chain without their data (an SREQ's manifest) must
+ * give the same body length, response length and work.
+ */
+static void fz_check_manifest(const u8 *body, u32 len, u8 nops, u32 need,
+			      u32 work)
+{
+	u8 ops[PRISM_MAX_CHAIN * sizeof(struct prism_wop)];
+	u32 blen = 0, need2 = 0, work2 = 0, pos = 0, dl;
+	unsigned int i;
+	int rc;
+
+	for (i = 0; i < nops; i++) {
+		memcpy(ops + i * sizeof(struct prism_wop), body + pos,
+		       sizeof(struct prism_wop));
+		dl = (u32)fz_get_be(body + pos + 48, 4);
+		pos += sizeof(struct prism_wop) + FZ_PAD8(dl);
+	}
+	rc = prism_wire_check_manifest(ops, nops * sizeof(struct prism_wop),
+				       nops, &blen, &need2, &work2);
+	FZ_ASSERT(rc == 0, rc, 0);
+	FZ_ASSERT(blen == len && need2 == need && work2 == work, blen, len);
+}
+
 static void fz_check_work(const u8 *body, u32 len, u8 nops, int check_rc,
 			  u32 need)
 {
@@ -323,6 +347,7 @@ static void fz_check_work(const u8 *body, u32 len, u8 nops, int check_rc,
 		sum += pop.op.len;
 	}
 	FZ_ASSERT(work == sum && work <= PRISM_MAX_CHAIN_WORK, work, sum);
+	fz_check_manifest(body, len, nops, need, work);
 }
 
 /* Both entry points of wire.c on the same chain must agree. */

@@ -10,6 +10,25 @@
 
 #include "prismctl.h"
 
+/*
+ * The socket's reassemblies in progress, from the gauges of its counters:
+ * an indented "reassembly chains N bytes N" line (JSON: an object).
+ */
+static int put_reassembly(const struct nlattr *nest)
+{
+	uint64_t c[NR_STATS];
+
+	if (parse_counters(nest, c, NR_STATS))
+		return -1;
+	out_obj_begin_label("reassembly", "reassembly");
+	out_u64("chains", "chains",
+		c[PRISM_STATS_ATTR_REASM_ACTIVE - PRISM_STATS_ATTR_CHAINS_SENT]);
+	out_u64("bytes", "bytes",
+		c[PRISM_STATS_ATTR_REASM_BYTES - PRISM_STATS_ATTR_CHAINS_SENT]);
+	out_obj_end();
+	return 0;
+}
+
 static int put_endpoint(attrs_t tb)
 {
 	out_u64("ep", "ep", get_u32(tb, PRISM_ATTR_EP));
@@ -35,6 +54,8 @@ static int put_endpoint(attrs_t tb)
 		  get_u32(tb, PRISM_ATTR_MAX_OUTSTANDING));
 	out_u64("timeout_ms", NULL, get_u32(tb, PRISM_ATTR_TIMEOUT_MS));
 	out_tpair("timeout", "%" PRIu64 "ms", get_u32(tb, PRISM_ATTR_TIMEOUT_MS));
+	if (tb[PRISM_ATTR_STATS] && put_reassembly(tb[PRISM_ATTR_STATS]))
+		return -1;
 	if (opt.stats && tb[PRISM_ATTR_STATS] &&
 	    put_counters("stats", tb[PRISM_ATTR_STATS], stat_names, NR_STATS))
 		return -1;

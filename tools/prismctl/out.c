@@ -171,7 +171,7 @@ static void t_label(const char *label)
 /* ------------------------------------------------------------------------
  * Interface
  */
-void out_obj_begin(const char *key)
+void out_obj_begin_label(const char *key, const char *label)
 {
 	if (o.json) {
 		j_open(key, '{');
@@ -184,6 +184,15 @@ void out_obj_begin(const char *key)
 		o.tspace = false;
 	}
 	o.tdepth++;
+	if (label) {
+		t_sep();
+		fputs(label, o.f);
+	}
+}
+
+void out_obj_begin(const char *key)
+{
+	out_obj_begin_label(key, NULL);
 }
 
 void out_obj_end(void)

@@ -36,6 +36,8 @@ int out_flush(void);
 bool out_json(void);
 
 void out_obj_begin(const char *key);	/* key: NULL at top level / in arrays */
+/* Same; in text the object's line starts with label. */
+void out_obj_begin_label(const char *key, const char *label);
 void out_obj_end(void);
 void out_arr_begin(const char *key);
 void out_arr_end(void);

@@ -456,6 +456,36 @@ static inline __u32 prism_op_output_len(const struct prism_op *op)
 	}
 }
 
+/*
+ * Bytes of the largest completion the chain can get: struct prism_msg, one
+ * struct prism_op_result per op, then the output of each op that is not
+ * redirected, padded to 8.  A buffer that receives the completion
+ * (prism_execute()'s out, prism_ring_init()'s buf_size) needs this many
+ * bytes.  Returns the chain's error, or -EINVAL for a chain without ops.
+ */
+static inline ssize_t prism_chain_completion_size(const struct prism_chain_buf *c)
+{
+	const unsigned char *p;
+	const struct prism_op *op;
+	unsigned int i, nops;
+	size_t n;
+
+	if (c->err)
+		return c->err;
+	nops = prism_chain_hdr(c)->nops;
+	if (!nops)
+		return -EINVAL;
+	n = sizeof(struct prism_msg) + nops * sizeof(struct prism_op_result);
+	p = c->buf + sizeof(struct prism_chain);
+	for (i = 0; i < nops; i++) {
+		op = (const struct prism_op *)(const void *)p;
+		if (!(op->flags & PRISM_F_REDIRECT))
+			n += PRISM_ALIGN8((size_t)prism_op_output_len(op));
+		p += sizeof(*op) + PRISM_ALIGN8((size_t)op->data_len);
+	}
+	return (ssize_t)n;
+}
+
 /* Bytes at op->addr the op touches (pointer size when indirect). */
 static inline __u32 prism_op_addr_span(const struct prism_op *op)
 {

@@ -168,16 +168,28 @@ int case_errno_chain(struct client *c)
 	SEND_EXPECT(base + 32, 0, "valid raw CAS_LE (zero masks)");
 	prism_wait(fd, c->out, sizeof(c->out));
 
-	/* Size limit of a request: one frame (1500-byte MTU). */
+	/*
+	 * Size limits of a request: a WRITE past PRISM_MAX_OP_DATA, and a
+	 * chain past PRISM_MAX_CHAIN_DATA of inline data (3 WRITEs of 1 MiB),
+	 * are refused; a chain larger than one frame is not.
+	 */
 	{
-		static _Alignas(8) unsigned char big[2048], data[1480];
+		static _Alignas(8) unsigned char big[3 * PRISM_MAX_OP_DATA + 4096];
+		static unsigned char data[PRISM_MAX_OP_DATA + 8];
 		struct prism_chain_buf ch;
+		unsigned int k;
 
 		prism_chain_init(&ch, big, sizeof(big), 5);
-		memset(data, 'w', sizeof(data));
-		prism_prep_write(&ch, c->s.rw_rkey, rw(c, T_AREA), data, sizeof(data));
-		EXPECT_ERR(prism_submit(fd, &c->dst, &ch), EMSGSIZE,
-			   "WRITE request larger than a frame");
+		prism_prep_write(&ch, c->s.rw_rkey, rw(c, 0), data,
+				 PRISM_MAX_OP_DATA + 1);
+		EXPECT_ERR(prism_submit(fd, &c->dst, &ch), EINVAL,
+			   "WRITE past PRISM_MAX_OP_DATA");
+		prism_chain_init(&ch, big, sizeof(big), 5);
+		for (k = 0; k < 3; k++)
+			prism_prep_write(&ch, c->s.rw_rkey, rw(c, 0), data,
+					 PRISM_MAX_OP_DATA);
+		EXPECT_ERR(prism_submit(fd, &c->dst, &ch), EINVAL,
+			   "inline data past PRISM_MAX_CHAIN_DATA");
 	}
 	prism_get_stats(fd, &st1);
 	EXPECT_EQ(st1.chains_sent - st0.chains_sent, 3, "only the 3 valid chains were sent");

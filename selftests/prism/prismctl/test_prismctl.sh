@@ -299,18 +299,21 @@ endpoint_tests() {
 	run_ok "endpoint show (text)" "$NS_A" endpoint show
 	check "endpoint show: text line" grep -Eq \
 		"^ep $EP dev va mac $A_mac pid $A_pid regions 1 freelists 1 pinned $PAGES outstanding 0/[0-9]+ timeout [0-9]+ms$" "$T/out"
+	# No chain of the server is larger than a frame: nothing reassembled.
+	check "endpoint show: reassembly on an indented line" \
+		eval '[ "$(sed -n 2p "$T/out")" = "    reassembly chains 0 bytes 0" ] && [ "$(wc -l < "$T/out")" = 2 ]'
 	run_json "endpoint show -j: the server's endpoint" \
-		'length == 1 and .[0].ep == 7 and .[0].dev == "va" and .[0].mac == $ENV.A_mac and .[0].pid == ($ENV.A_pid | tonumber) and .[0].regions == 1 and .[0].freelists == 1 and .[0].pinned_pages == ($ENV.PAGES | tonumber) and .[0].outstanding == 0 and .[0].max_outstanding > 0 and .[0].timeout_ms > 0 and (.[0] | has("stats") | not)' \
+		'length == 1 and .[0].ep == 7 and .[0].dev == "va" and .[0].mac == $ENV.A_mac and .[0].pid == ($ENV.A_pid | tonumber) and .[0].regions == 1 and .[0].freelists == 1 and .[0].pinned_pages == ($ENV.PAGES | tonumber) and .[0].outstanding == 0 and .[0].max_outstanding > 0 and .[0].timeout_ms > 0 and .[0].reassembly == {"chains": 0, "bytes": 0} and (.[0] | has("stats") | not)' \
 		"$NS_A" -j endpoint show
 	run_json "endpoint show ep N -j (single object request)" \
 		'length == 1 and .[0].ep == 7 and .[0].dev == "va"' \
 		"$NS_A" -j endpoint show ep "$EP"
 	run_json "endpoint show -s -j: socket counters" \
-		'.[0].stats | keys == (["chains_sent","chains_completed","chains_timed_out","chains_served","ops_served","ops_failed","sends_received","rx_dropped","retransmits","nacks_received","nacks_sent","duplicates","unauth_refused","replies_limited","over_budget","rcvbuf_full","resp_forged"] | sort)' \
+		'.[0].stats | keys == (["chains_sent","chains_completed","chains_timed_out","chains_served","ops_served","ops_failed","sends_received","rx_dropped","retransmits","nacks_received","nacks_sent","duplicates","unauth_refused","replies_limited","over_budget","rcvbuf_full","resp_forged","segs_sent","segs_resent","segs_received","segs_dropped","grants_sent","reasm_active","reasm_bytes"] | sort)' \
 		"$NS_A" -j -s endpoint show
 	run_ok "endpoint show -s (text)" "$NS_A" endpoint show -s
 	check "endpoint show -s: counters on an indented line" grep -Eq \
-		"^    chains_sent [0-9]+ chains_completed [0-9]+ .* duplicates [0-9]+ unauth_refused [0-9]+ replies_limited [0-9]+ over_budget [0-9]+ rcvbuf_full [0-9]+ resp_forged [0-9]+$" "$T/out"
+		"^    chains_sent [0-9]+ chains_completed [0-9]+ .* duplicates [0-9]+ unauth_refused [0-9]+ replies_limited [0-9]+ over_budget [0-9]+ rcvbuf_full [0-9]+ resp_forged [0-9]+ segs_sent [0-9]+ segs_resent [0-9]+ segs_received [0-9]+ segs_dropped [0-9]+ grants_sent [0-9]+ reasm_active 0 reasm_bytes 0$" "$T/out"
 	run_json "endpoint show -j -p: pretty JSON" '.[0].ep == 7' \
 		"$NS_A" -j -p endpoint show
 	check "pretty JSON is indented" grep -q '^        "ep": 7,$' "$T/out"

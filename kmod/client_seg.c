@@ -1,0 +1,555 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Client side of chains and answers larger than one frame.
+ *
+ * A chain whose request body does not fit in a frame is sent as an SREQ
+ * (its ops, kmod/prism.h) followed by the body in segments: the first
+ * PRISM_SEG_INIT_WINDOW bytes at once, the rest as the target's grants
+ * allow; the segments a grant reports missing are resent alone.  The SREQ
+ * is what the chain's timer resends: the target answers it with a probe
+ * grant (or the answer, if the chain ran).
+ *
+ * A chain whose answer may not fit in a frame gets, at submission, a
+ * completion whose outputs live in page fragments (alloc_skb_with_frags(),
+ * charged to the receive buffer like any completion) and a bitmap of
+ * segments.  Each segment of the answer is copied once, to its place in the
+ * completion; the per-op results go to req->wres until the answer is whole.
+ * The client grants the target a window as segments arrive; when the
+ * chain's timer fires after part of the answer came, it sends a probe grant
+ * instead of the request.  A timer that finds progress since its last run
+ * re-arms without counting a try.
+ *
+ * Everything here runs under the reqs lock of the socket, like the rest of
+ * the state of an outstanding chain.
+ */
+#include <linux/etherdevice.h>
+#include <linux/slab.h>
+#include "client.h"
+
+/**
+ * prism_completion_head() - bytes of a completion before its outputs
+ * @nops: ops of the chain
+ *
+ * Context: Any context.
+ * Return: sizeof(struct prism_msg) and @nops results.
+ */
+u32 prism_completion_head(u8 nops)
+{
+	return sizeof(struct prism_msg) + nops * sizeof(struct prism_op_result);
+}
+
+/* Largest page block of a completion's fragments (order 3: 32 KiB). */
+#define PRISM_CSKB_ORDER	PAGE_ALLOC_COSTLY_ORDER
+
+/* Give skb page fragments for up to *left bytes; false: out of memory. */
+static bool prism_skb_add_pages(struct sk_buff *skb, u32 *left)
+{
+	unsigned int order;
+	struct page *page;
+	u32 chunk;
+
+	while (*left && skb_shinfo(skb)->nr_frags < MAX_SKB_FRAGS) {
+		order = min_t(unsigned int, get_order(*left), PRISM_CSKB_ORDER);
+		for (;;) {
+			page = alloc_pages(GFP_KERNEL_ACCOUNT | __GFP_NOWARN |
+					   (order ? __GFP_NORETRY : 0), order);
+			if (page || !order)
+				break;
+			order--;
+		}
+		if (!page)
+			return false;
+		chunk = min_t(u32, *left, PAGE_SIZE << order);
+		skb_fill_page_desc(skb, skb_shinfo(skb)->nr_frags, page, 0,
+				   chunk);
+		skb->len += chunk;
+		skb->data_len += chunk;
+		skb->truesize += PAGE_SIZE << order;
+		*left -= chunk;
+	}
+	return true;
+}
+
+/*
+ * A completion whose outputs (out_len bytes) are page fragments, of the
+ * head and, past MAX_SKB_FRAGS, of skbs on its frag_list; its truesize
+ * counts them all.
+ */
+static struct sk_buff *prism_cskb_alloc_frags(u8 nops, u32 out_len)
+{
+	struct sk_buff *skb, *frag, **tail;
+	u32 left = out_len;
+
+	skb = alloc_skb(prism_completion_head(nops), GFP_KERNEL_ACCOUNT);
+	if (!skb)
+		return NULL;
+	skb_put_zero(skb, prism_completion_head(nops));
+	if (!prism_skb_add_pages(skb, &left))
+		goto fail;
+	tail = &skb_shinfo(skb)->frag_list;
+	while (left) {
+		frag = alloc_skb(0, GFP_KERNEL_ACCOUNT);
+		if (!frag)
+			goto fail;
+		*tail = frag;
+		tail = &frag->next;
+		if (!prism_skb_add_pages(frag, &left))
+			goto fail;
+		skb->len += frag->len;
+		skb->data_len += frag->len;
+		skb->truesize += frag->truesize;
+	}
+	return skb;
+fail:
+	kfree_skb(skb);
+	return NULL;
+}
+
+/**
+ * prism_cskb_reset() - empty a preallocated completion
+ * @skb: the completion, maybe with fragments and a frag_list
+ *       (prism_req_large_init())
+ *
+ * Afterwards it is linear and empty, with room for a completion head.
+ *
+ * Context: Any context.
+ */
+void prism_cskb_reset(struct sk_buff *skb)
+{
+	if (!skb_is_nonlinear(skb))
+		return;
+	/* Not cloned: trimming frees the fragments and allocates nothing. */
+	WARN_ON_ONCE(pskb_trim(skb, 0));
+}
+
+/* The SREQ of a multi-frame request: a wseg, then the ops without data. */
+static int prism_req_sreq(struct prism_req *req, u32 body_len, u32 seg_size,
+			  u32 cap, u32 timeout_ms)
+{
+	struct prism_wseg *ws = (struct prism_wseg *)(req->frame +
+						      sizeof(struct prism_whdr));
+	struct prism_wop *w = (struct prism_wop *)(ws + 1);
+	u32 pos = 0;
+	unsigned int i;
+
+	if (sizeof(*ws) + req->nops * sizeof(*w) > cap)
+		return -EMSGSIZE;
+	memset(ws, 0, sizeof(*ws));
+	ws->dir = PRISM_SEG_REQ;
+	ws->seg_size = htons(seg_size);
+	ws->msg_len = htonl(body_len);
+	ws->timeout_ms = htonl(timeout_ms);
+	/* The body was checked by prism_chain_encode(): walk its ops. */
+	for (i = 0; i < req->nops; i++) {
+		memcpy(&w[i], req->body + pos, sizeof(*w));
+		pos += sizeof(*w) + PRISM_PAD8(be32_to_cpu(w[i].data_len));
+	}
+	req->frame_len = sizeof(struct prism_whdr) + sizeof(*ws) +
+			 req->nops * sizeof(*w);
+	return 0;
+}
+
+/* Count req's answer in (sign 1) or out of (-1) the reasm_* gauges. */
+static void prism_req_reasm_count(struct prism_req *req, int sign)
+{
+	struct prism_sock *psk = req->psk;
+	struct net *net = sock_net(&psk->sk);
+
+	prism_stat_add(net, psk, PRISM_STAT_REASM_ACTIVE, (u64)(s64)sign);
+	prism_stat_add(net, psk, PRISM_STAT_REASM_BYTES,
+		       (u64)((s64)sign * req->resp_cap));
+}
+
+/**
+ * prism_req_large_init() - set up a chain or answer larger than one frame
+ * @req: chain being submitted: nops and frame_len set; @req->body holds
+ *       its body if it does not fit in @req->frame
+ * @dev: interface it goes out on
+ * @body_len: bytes of its request body
+ * @resp_len: bytes of its largest answer body
+ * @timeout_ms: the chain's timeout
+ *
+ * A multi-frame request gets its segmentation state and its SREQ in
+ * @req->frame; an answer that may not fit in a frame gets its completion
+ * (with fragments) and its bitmap, counted in the reasm_* gauges of
+ * @req->psk.
+ *
+ * Context: Process context, may sleep.
+ * Return: 0, -EMSGSIZE if @dev cannot carry segments or the SREQ, or
+ * -ENOMEM.
+ */
+int prism_req_large_init(struct prism_req *req, struct net_device *dev,
+			 u32 body_len, u32 resp_len, u32 timeout_ms)
+{
+	u32 cap = dev->mtu - sizeof(struct prism_whdr);
+	u32 seg_size = prism_seg_size(dev), n;
+	int err;
+
+	if ((req->body || resp_len > cap) && seg_size < PRISM_SEG_MIN)
+		return -EMSGSIZE;
+	if (req->body) {
+		n = prism_seg_count(body_len, seg_size);
+		req->tx = kzalloc(sizeof(*req->tx) +
+				  BITS_TO_LONGS(n) * sizeof(long),
+				  GFP_KERNEL_ACCOUNT);
+		if (!req->tx)
+			return -ENOMEM;
+		req->tx->sent_seq = kvcalloc(n, sizeof(u32),
+					     GFP_KERNEL_ACCOUNT);
+		if (!req->tx->sent_seq)
+			return -ENOMEM;
+		prism_seg_tx_init(req->tx, body_len, seg_size,
+				  (unsigned long *)(req->tx + 1),
+				  req->tx->sent_seq);
+		err = prism_req_sreq(req, body_len, seg_size, cap, timeout_ms);
+		if (err)
+			return err;
+	}
+	if (resp_len <= cap)
+		return 0;
+	/* The target may cut its answer in segments as small as this. */
+	n = prism_seg_count(resp_len, PRISM_SEG_MIN);
+	req->rx = kzalloc(sizeof(*req->rx) + BITS_TO_LONGS(n) * sizeof(long),
+			  GFP_KERNEL_ACCOUNT);
+	if (!req->rx)
+		return -ENOMEM;
+	prism_req_reasm_count(req, 1);
+	req->cskb = prism_cskb_alloc_frags(req->nops, resp_len -
+					   req->nops * sizeof(struct prism_wres));
+	return req->cskb ? 0 : -ENOMEM;
+}
+
+/**
+ * prism_req_large_free() - free what prism_req_large_init() set up
+ * @req: the chain (its completion is freed with it, as any)
+ *
+ * Context: Any context.
+ */
+void prism_req_large_free(struct prism_req *req)
+{
+	if (req->tx) {
+		kvfree(req->tx->sent_seq);
+		kfree(req->tx);
+		req->tx = NULL;
+	}
+	kvfree(req->body);
+	req->body = NULL;
+	if (req->rx)
+		prism_req_reasm_count(req, -1);
+	kfree(req->rx);
+	req->rx = NULL;
+}
+
+/* Segments todo[0..n) of req's request into out. */
+static void prism_req_tx_frames(struct prism_req *req, struct net_device *dev,
+				const u32 *todo, u32 n,
+				struct sk_buff_head *out)
+{
+	const struct prism_whdr *tmpl = (const struct prism_whdr *)req->frame;
+	struct sk_buff *skb;
+	u32 i;
+
+	for (i = 0; i < n; i++) {
+		skb = prism_seg_frame(dev, tmpl, PRISM_SEG_REQ, req->tx,
+				      req->body, todo[i]);
+		if (skb)
+			__skb_queue_tail(out, skb);
+	}
+}
+
+/**
+ * prism_req_tx_first() - the first window of a multi-frame request
+ * @req: the chain, just published with its request id
+ * @dev: interface it goes out on
+ * @out: receives the frames, to send after the SREQ
+ *
+ * Context: Reqs lock held.
+ */
+void prism_req_tx_first(struct prism_req *req, struct net_device *dev,
+			struct sk_buff_head *out)
+{
+	u32 todo[PRISM_SEG_BURST], n, resent = 0;
+
+	n = prism_seg_tx_pick(req->tx, false, 0, todo, ARRAY_SIZE(todo),
+			      &resent);
+	prism_req_tx_frames(req, dev, todo, n, out);
+}
+
+/* A grant of what req has of its answer. */
+static struct sk_buff *prism_req_grant(struct prism_req *req,
+				       struct net_device *dev, u8 flags)
+{
+	struct prism_whdr tmpl = *(const struct prism_whdr *)req->frame;
+	struct prism_grant g;
+
+	prism_seg_rx_grant(req->rx, flags, &g);
+	prism_stat_add(sock_net(&req->psk->sk), req->psk,
+		       PRISM_STAT_GRANTS_SENT, 1);
+	return prism_grant_frame(dev, &tmpl, PRISM_SEG_RESP,
+				 req->rx->msg_len, &g);
+}
+
+/**
+ * prism_req_probe() - ask the target for the missing part of an answer
+ * @req: the chain, whose answer started to arrive
+ * @dev: interface it goes out on
+ *
+ * Context: Reqs lock held (the chain's timer).
+ * Return: a probe grant frame, or NULL if out of memory.
+ */
+struct sk_buff *prism_req_probe(struct prism_req *req, struct net_device *dev)
+{
+	return prism_req_grant(req, dev, PRISM_GRANT_PROBE);
+}
+
+/*
+ * Store bytes [off, off + len) of the answer body, which are at skb_off in
+ * the frame skb (linear or not): the results aside, the outputs in place
+ * in the completion, one copy.
+ */
+static void prism_req_rx_store(struct prism_req *req, u32 off,
+			       const struct sk_buff *skb, u32 skb_off, u32 len)
+{
+	u32 res_bytes = req->nops * sizeof(struct prism_wres), n, done = 0;
+	struct skb_seq_state st;
+	const u8 *p;
+
+	if (off < res_bytes) {
+		n = min(len, res_bytes - off);
+		WARN_ON_ONCE(skb_copy_bits(skb, skb_off, (u8 *)req->wres + off,
+					   n));
+		off += n;
+		skb_off += n;
+		len -= n;
+	}
+	if (!len)
+		return;
+	off += prism_completion_head(req->nops) - res_bytes;
+	skb_prepare_seq_read((struct sk_buff *)skb, skb_off, skb_off + len,
+			     &st);
+	while ((n = skb_seq_read(done, &p, &st))) {
+		WARN_ON_ONCE(skb_store_bits(req->cskb, off + done, p, n));
+		done += n;
+	}
+}
+
+/*
+ * The whole answer body, msg_len bytes, arrived: check its results against
+ * what came and finish the completion.  false: the answer is invalid.
+ */
+static bool prism_req_rx_finish(struct prism_req *req, u32 msg_len)
+{
+	u32 res_bytes = req->nops * sizeof(struct prism_wres);
+	u32 head = prism_completion_head(req->nops);
+	struct sk_buff *skb = req->cskb;
+	struct prism_msg *msg;
+	u32 i, olen, out = 0;
+
+	if (msg_len < res_bytes)
+		return false;
+	for (i = 0; i < req->nops; i++) {
+		olen = ntohl(req->wres[i].len);
+		if (req->wres[i].status > PRISM_S_MAX ||
+		    olen > msg_len - res_bytes - out ||
+		    PRISM_PAD8(olen) > msg_len - res_bytes - out)
+			return false;
+		out += PRISM_PAD8(olen);
+	}
+	if (out != msg_len - res_bytes || pskb_trim(skb, head + out))
+		return false;
+	msg = (struct prism_msg *)skb->data;
+	msg->kind = PRISM_MSG_COMPLETION;
+	msg->nops = req->nops;
+	msg->user_data = req->user_data;
+	out = head;
+	for (i = 0; i < req->nops; i++) {
+		olen = ntohl(req->wres[i].len);
+		msg->res[i].status = req->wres[i].status;
+		msg->res[i].len = olen;
+		msg->res[i].offset = olen ? out : 0;
+		out += PRISM_PAD8(olen);
+	}
+	msg->len = skb->len;
+	return true;
+}
+
+/**
+ * prism_req_rx_whole() - an answer that came in one RESP frame
+ * @req: chain whose answer could have come in segments
+ * @skb: the RESP frame
+ * @len: bytes of its body
+ *
+ * Context: Reqs lock held.
+ * Return: true if the completion is built; false if the answer is invalid
+ * (or segments of it arrived already).
+ */
+bool prism_req_rx_whole(struct prism_req *req, const struct sk_buff *skb,
+			u32 len)
+{
+	if (req->rx_started || len > req->resp_cap ||
+	    len < req->nops * sizeof(struct prism_wres))
+		return false;
+	prism_req_rx_store(req, 0, skb, sizeof(struct prism_whdr), len);
+	return prism_req_rx_finish(req, len);
+}
+
+/*
+ * The chain of a segment or grant frame from its target, NULL if none; the
+ * reqs lock held.  A frame with a wrong session, or naming a chain that is
+ * not its source's, is forged (counted here).
+ */
+static struct prism_req *prism_frame_req(struct prism_sock *psk,
+					 const struct prism_whdr *hdr,
+					 const u8 *src_mac)
+{
+	struct net *net = sock_net(&psk->sk);
+	struct prism_req *req;
+
+	/* Our session value is not known off-path: anything else is forged. */
+	if (ntohl(hdr->session) != psk->session)
+		goto forged;
+	req = xa_load(&psk->reqs, be64_to_cpu(hdr->req_id) - psk->id_base);
+	if (!req)
+		return NULL;
+	if (req->nops == hdr->nops &&
+	    req->dst.sprism_ep == ntohl(hdr->src_ep) &&
+	    ether_addr_equal(req->dst.sprism_mac, src_mac))
+		return req;
+forged:
+	prism_stat_add(net, psk, PRISM_STAT_RESP_FORGED, 1);
+	return NULL;
+}
+
+/* Set up req's receiver from the first segment of its answer. */
+static bool prism_req_rx_start(struct prism_req *req,
+			       const struct prism_whdr *hdr,
+			       const struct prism_wseg *ws)
+{
+	u32 msg_len = ntohl(ws->msg_len);
+
+	if (hdr->status != PRISM_S_OK || msg_len > req->resp_cap ||
+	    msg_len < req->nops * sizeof(struct prism_wres))
+		return false;
+	/* The bitmap has room for segments of PRISM_SEG_MIN and up. */
+	if (prism_seg_rx_init(req->rx, msg_len, ntohs(ws->seg_size),
+			      (unsigned long *)(req->rx + 1)))
+		return false;
+	req->rx_started = true;
+	return true;
+}
+
+/**
+ * prism_client_seg() - a segment of the answer to a chain
+ * @psk: socket bound to the frame's destination endpoint
+ * @skb: the received frame, linear up to its segment header (the caller
+ *       keeps and frees it)
+ * @hdr: its PRISM header (type PRISM_T_SEG, a &struct prism_wseg of
+ *       direction PRISM_SEG_RESP in its body: checked by the receiver)
+ * @src_mac: source MAC address of the frame
+ *
+ * Stores the segment in place in the chain's completion; the last one
+ * completes the chain.  A segment for no chain, a duplicate or one that
+ * does not fit the answer is dropped and counted (segs_dropped).
+ *
+ * Context: Softirq (the receive path), under rcu_read_lock().
+ */
+void prism_client_seg(struct prism_sock *psk, struct sk_buff *skb,
+		      const struct prism_whdr *hdr, const u8 *src_mac)
+{
+	const struct prism_wseg *ws = (const struct prism_wseg *)(hdr + 1);
+	u32 len = ntohs(hdr->body_len) - sizeof(*ws), off = ntohl(ws->offset);
+	struct net *net = sock_net(&psk->sk);
+	struct net_device *dev = skb->dev;
+	struct sk_buff *gskb = NULL;
+	struct prism_req *req;
+	bool done = false;
+	u32 idx;
+	int ret;
+
+	xa_lock_bh(&psk->reqs);
+	req = prism_frame_req(psk, hdr, src_mac);
+	ret = -EINVAL;
+	if (req && req->rx && !ws->reserved && !ws->timeout_ms &&
+	    (req->rx_started || prism_req_rx_start(req, hdr, ws)) &&
+	    ntohl(ws->msg_len) == req->rx->msg_len &&
+	    ntohs(ws->seg_size) == req->rx->seg_size &&
+	    hdr->status == PRISM_S_OK)
+		ret = prism_seg_rx_check(req->rx, off, len, &idx);
+	if (ret <= 0) {
+		xa_unlock_bh(&psk->reqs);
+		prism_stat_add(net, psk, PRISM_STAT_SEGS_DROPPED, 1);
+		return;
+	}
+	prism_req_rx_store(req, off, skb, sizeof(*hdr) + sizeof(*ws), len);
+	req->progress = true;
+	if (prism_seg_rx_mark(req->rx, idx))
+		gskb = prism_req_grant(req, dev, 0);
+	if (req->rx->count == req->rx->nsegs) {
+		done = prism_req_rx_finish(req, req->rx->msg_len);
+		if (done) {
+			prism_req_unlink(psk, req);
+		} else {
+			/* Invalid as a whole: start again, by the timer. */
+			bitmap_zero(req->rx->have, req->rx->nsegs);
+			req->rx_started = false;
+		}
+	}
+	xa_unlock_bh(&psk->reqs);
+	prism_stat_add(net, psk, PRISM_STAT_SEGS_RECEIVED, 1);
+	if (gskb)
+		prism_xmit_frame(gskb, dev, src_mac);
+	if (done)
+		prism_req_finish(req, PRISM_S_OK);
+}
+
+/**
+ * prism_client_grant() - the target's grant for a multi-frame request
+ * @psk: socket bound to the frame's destination endpoint
+ * @skb: the received frame (the caller keeps and frees it)
+ * @hdr: its PRISM header (type PRISM_T_GRANT, a &struct prism_wgrant of
+ *       direction PRISM_SEG_REQ as its body: checked by the receiver)
+ * @src_mac: source MAC address of the frame
+ *
+ * Sends the segments the grant asks for: those reported missing and new
+ * ones up to its limit.
+ *
+ * Context: Softirq (the receive path), under rcu_read_lock().
+ */
+void prism_client_grant(struct prism_sock *psk, struct sk_buff *skb,
+			const struct prism_whdr *hdr, const u8 *src_mac)
+{
+	const struct prism_wgrant *wg = (const struct prism_wgrant *)(hdr + 1);
+	u32 todo[PRISM_SEG_BURST], n = 0, hi, resent = 0;
+	struct net *net = sock_net(&psk->sk);
+	struct net_device *dev;
+	struct sk_buff_head out;
+	struct prism_req *req;
+	struct prism_grant g;
+	struct sk_buff *seg;
+
+	__skb_queue_head_init(&out);
+	if (prism_grant_decode(wg, &g))
+		goto drop;
+	dev = dev_get_by_index_rcu(net, psk->ifindex);
+	xa_lock_bh(&psk->reqs);
+	req = prism_frame_req(psk, hdr, src_mac);
+	if (!req || !req->tx || !dev || ntohl(wg->msg_len) != req->tx->msg_len ||
+	    prism_seg_tx_ack(req->tx, &g, &hi)) {
+		xa_unlock_bh(&psk->reqs);
+		goto drop;
+	}
+	req->progress = true;
+	if (req->tx->reorder > READ_ONCE(req->peer->seg_reorder))
+		WRITE_ONCE(req->peer->seg_reorder, req->tx->reorder);
+	n = prism_seg_tx_pick(req->tx, g.flags & PRISM_GRANT_PROBE, hi, todo,
+			      ARRAY_SIZE(todo), &resent);
+	prism_req_tx_frames(req, dev, todo, n, &out);
+	xa_unlock_bh(&psk->reqs);
+	prism_stat_add(net, psk, PRISM_STAT_SEGS_SENT, n);
+	prism_stat_add(net, psk, PRISM_STAT_SEGS_RESENT, resent);
+	while ((seg = __skb_dequeue(&out)))
+		prism_xmit_frame(seg, dev, src_mac);
+	return;
+drop:
+	prism_stat_add(net, psk, PRISM_STAT_RX_DROPPED, 1);
+}

@@ -1,0 +1,136 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Target side, shared by rcache.c (sessions, reply cache, serving chains)
+ * and serve_seg.c (chains and answers larger than one frame).
+ */
+#ifndef _PRISM_RCACHE_H
+#define _PRISM_RCACHE_H
+
+#include "prism_net.h"
+#include "seg.h"
+
+/* Multi-frame requests one session may have in reassembly at once. */
+#define PRISM_SESSION_REASM	8
+/* Bytes of request reassembly one target socket may hold, all sessions. */
+#define PRISM_REASM_BYTES	(16U << 20)
+/* Period of the check for reassemblies past their chain's deadline. */
+#define PRISM_REASM_TICK	(HZ / 10)
+
+/**
+ * struct prism_cached - the answer of a chain that ran, kept for repeats
+ * @id: request id of the chain
+ * @len: bytes of @frame: response header and body
+ * @cap: bytes accounted for the entry (&prism_sock.rcache_bytes)
+ * @tx: answer larger than one frame: its segmentation, NULL otherwise
+ *      (the header's body_len is then 0: segments carry their own)
+ * @frame: the response header and body
+ */
+struct prism_cached {
+	u64			id;
+	u32			len;
+	u32			cap;
+	struct prism_seg_tx	*tx;
+	u8			frame[];
+};
+
+/**
+ * struct prism_reasm - a multi-frame request being received
+ * @id: request id of the chain
+ * @hdr: header of its SREQ frame (what the chain runs with)
+ * @size: bytes accounted (&prism_sock.reasm_bytes)
+ * @expires: jiffies: the chain's deadline at the client has passed
+ * @rx: which segments arrived
+ * @body: the request body, rx.msg_len bytes
+ * @have: bitmap of @rx
+ */
+struct prism_reasm {
+	u64			id;
+	struct prism_whdr	hdr;
+	u32			size;
+	unsigned long		expires;
+	struct prism_seg_rx	rx;
+	u8			*body;
+	unsigned long		have[];
+};
+
+/**
+ * struct prism_session - one client socket incarnation, on a target socket
+ * @node: in &prism_sock.sessions, RCU
+ * @psk: the target socket
+ * @mac: MAC address of the client
+ * @ep: endpoint id of the client
+ * @nonce: session value of the client socket
+ * @lock: protects all below; held while serving
+ * @dead: unhashed: look up again
+ * @floor: the client completed every id below
+ * @last_used: jiffies
+ * @slot: PRISM_WINDOW cached answers, by id
+ * @reasm: multi-frame requests in reassembly
+ * @seg_reorder: reorder threshold learnt by the large answers (seg.h)
+ * @rcu: frees the session after a grace period
+ */
+struct prism_session {
+	struct hlist_node	node;
+	struct prism_sock	*psk;
+	u8			mac[ETH_ALEN];
+	u32			ep;
+	u32			nonce;
+	spinlock_t		lock;		/* all below; held while serving */
+	bool			dead;
+	u64			floor;
+	unsigned long		last_used;
+	struct prism_cached	**slot;
+	struct prism_reasm	*reasm[PRISM_SESSION_REASM];
+	u32			seg_reorder;
+	struct rcu_head		rcu;
+};
+
+/**
+ * struct prism_chain_in - a chain to serve, from one frame or reassembled
+ * @hdr: its REQ or SREQ header (eps, session, ids, nops)
+ * @body: the request body
+ * @body_len: bytes at @body
+ * @resp_len: largest response body (checked)
+ * @work: sum of its op lengths (checked)
+ * @admitted: admission was applied already (its SREQ was admitted)
+ */
+struct prism_chain_in {
+	const struct prism_whdr	*hdr;
+	const u8		*body;
+	u32			body_len;
+	u32			resp_len;
+	u32			work;
+	bool			admitted;
+};
+
+/* rcache.c */
+void *prism_client_alloc(struct prism_sock *psk, size_t size, bool zero);
+struct prism_session *prism_session_get(struct prism_sock *psk, const u8 *mac,
+					u32 ep, u32 nonce, u64 floor);
+struct prism_session *prism_session_find(struct prism_sock *psk,
+					 const u8 *mac, u32 ep, u32 nonce);
+void prism_session_advance(struct prism_session *s, u64 floor);
+void prism_reasm_free(struct prism_session *s, struct prism_reasm *r);
+void prism_reasm_release(struct prism_sock *psk, struct prism_reasm *r);
+void prism_reasm_expire_arm(struct prism_sock *psk);
+bool prism_chain_authentic(struct prism_sock *psk, const u8 *body,
+			   u32 body_len, u8 nops);
+void prism_reply_hdr(struct prism_whdr *rhdr, const struct prism_whdr *hdr);
+void prism_xmit_list(struct sk_buff_head *list, struct net_device *dev,
+		     const u8 *mac);
+bool prism_admit(struct prism_sock *psk);
+void prism_reply_status(struct net_device *dev, const struct prism_whdr *hdr,
+			const u8 *src_mac, u8 status);
+void prism_refuse(struct net *net, struct net_device *dev,
+		  const struct prism_whdr *hdr, const u8 *src_mac, u8 status);
+bool prism_psk_authentic(struct prism_sock *psk, const struct prism_op *op,
+			 bool *only_send);
+void prism_nack(struct prism_sock *psk, struct net_device *dev,
+		const struct prism_whdr *hdr, const u8 *src_mac, u8 why);
+void prism_serve_chain(struct prism_sock *psk, struct net_device *dev,
+		       const struct prism_chain_in *in, const u8 *src_mac);
+void prism_cached_xmit(struct prism_session *s, struct prism_cached *c,
+		       struct net_device *dev, const struct prism_grant *g,
+		       struct sk_buff_head *out);
+
+#endif /* _PRISM_RCACHE_H */
