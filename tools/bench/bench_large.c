@@ -376,9 +376,11 @@ static int prism_client(int argc, char **argv)
 		die("prism_open", p.fd);
 	setsockopt(p.fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
 	big_buffers(p.fd);
-	p.out_len = p.c.size + 4096;
-	p.out = xalloc(p.out_len);
 	prism_build(&p);
+	p.out_len = (size_t)prism_chain_completion_size(&p.chain[0]);
+	if (p.out_len < p.c.size + sizeof(struct prism_msg))	/* WRITE */
+		p.out_len = p.c.size + sizeof(struct prism_msg) + 64;
+	p.out = xalloc(p.out_len);
 
 	run_cell("prism", &p.c, &prism_pipeline, &p, &p.slots, &p.warm);
 	if (p.c.op == OP_WRITE)
