@@ -9,6 +9,8 @@
 #   make module-debug module against the debug kernel (built on first use)
 #   make fuzz         install missing packages, fuzz engine/wire 10 min + coverage
 #   make deb          install missing packages, Debian packages into build/deb
+#   make bench-large  READ/WRITE 4 KiB..1 MiB, PRISM vs rxe vs TCP in one guest
+#                     run (tools/bench/large.sh; results in build/vm-out)
 #   make demo / deps / clean
 
 # Stock target kernel: the newest installed 6.1 headers (never `uname -r`,
@@ -20,7 +22,7 @@ export PRISM_KVER := $(KVER)
 # Userspace subdirectories that exist yet, library first.
 USER_DIRS := $(foreach d,liburing-prism selftests apps tools,$(if $(wildcard $(d)/Makefile),$(d)))
 
-.PHONY: all module module-debug kernel-debug user deps check demo fuzz deb clean
+.PHONY: all module module-debug kernel-debug user deps check demo fuzz deb clean bench-large
 
 all: module user
 
@@ -54,6 +56,14 @@ deb: deps
 demo: deps
 	$(MAKE) all
 	tools/demo.sh
+
+# One guest run of tools/bench/large.sh with the stock module (doc/LARGE-BENCH.md).
+bench-large: deps
+	$(MAKE) user
+	ko=$$(tools/kernel/build-module.sh stock | grep '/prism\.ko$$') && \
+	PRISM_KO=$$ko PRISM_BENCH_COMMIT=$$(git rev-parse --short HEAD 2>/dev/null) \
+		tools/vm/run.sh --kernel stock --timeout $${PRISM_TIMEOUT_BENCH:-3000} -- \
+		tools/bench/large.sh
 
 clean:
 	tools/kernel/build-module.sh clean

@@ -47,6 +47,10 @@ suite prismctl env \
 	PRISM_SERVER="$repo/liburing-prism/build/prism-example-server" \
 	PRISM_CLIENT="$repo/liburing-prism/build/prism-example-client" \
 	"$repo/selftests/prism/prismctl/test_prismctl.sh"
+# Smoke run of the large-operation benchmark (tiny sizes, few ops): every
+# stack (PRISM, rxe's perftest, TCP) gives well-formed nonzero results.
+suite bench env PRISM_LARGE_SMOKE=1 PRISM_OUT=/tmp/bench-large-smoke \
+	"$repo/tools/bench/large.sh"
 # Applications listed in apps/guest-suites (their suites passed in the VM).
 for app in $(grep -v '^#' "$repo/apps/guest-suites"); do
 	t=$repo/apps/$app/test/run.sh

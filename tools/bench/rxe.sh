@@ -61,16 +61,12 @@ kill_pids() {
 
 cleanup() {
 	kill_pids
-	for l in rxea rxeb rxe0 rxe1; do
+	for l in rxea rxeb; do
 		rdma link delete "$l" 2>/dev/null
 	done
 	ip netns del $NA 2>/dev/null
 	ip netns del $NB 2>/dev/null
-	ip link del va 2>/dev/null
-	ip rule del pref 10 2>/dev/null; ip rule del pref 11 2>/dev/null
-	ip rule del pref 20 2>/dev/null; ip rule del pref 21 2>/dev/null
-	ip rule show | grep -q '^0:.*lookup local' || ip rule add pref 0 lookup local
-	ip rule del pref 100 2>/dev/null
+	rxe_pair_down
 	[ "$loaded" = 1 ] && rmmod prism 2>/dev/null
 	rm -rf "$work"
 }
@@ -79,72 +75,14 @@ trap cleanup EXIT
 # wait_file: a wall-clock bound that also notices a dead process
 # shellcheck source=../lib/wait.sh
 . "$here/../lib/wait.sh"
-
-# wait_listen PORT [NETNS]: until a perftest server listens on TCP PORT (its
-# out-of-band exchange), at most 60 s; a loaded TCG guest can take far
-# longer than the customary "sleep 1" to get there.  Reads /proc/net/tcp*
-# (state 0A = LISTEN) rather than relying on ss and its sock_diag modules.
-wait_listen() {
-	local i hex ns=()
-	hex=$(printf '%04X' "$1")
-	[ -n "${2:-}" ] && ns=(ip netns exec "$2")
-	for i in $(seq 300); do
-		"${ns[@]}" cat /proc/net/tcp /proc/net/tcp6 2>/dev/null |
-			awk -v p=":$hex" '$4 == "0A" && substr($2, length($2) - 4) == p { f = 1 } END { exit !f }' &&
-			return 0
-		sleep 0.2
-	done
-	return 1
-}
-
-# client OUT CMD...: run a perftest client, output to OUT; if it could not
-# reach its server's TCP port, try again (up to 5 times, 3 s apart)
-client() {
-	local out=$1 try rc
-	shift
-	for try in 1 2 3 4 5; do
-		"$@" > "$out" 2>&1
-		rc=$?
-		grep -q "Couldn't connect" "$out" || break
-		echo "rxe: $1 ... attempt $try could not connect to its server" >> "$work/retries.txt"
-		[ $try = 5 ] || sleep 3
-	done
-	return $rc
-}
-
-# gid_index DEV IPV4 [NETNS]: index of the RoCE v2 GID ::ffff:IPV4 of DEV
-gid_index() {
-	local dev=$1 ip=$2 ns=${3:-} hex i g t k
-	hex=$(printf '%02x%02x:%02x%02x' ${ip//./ })
-	if [ -n "$ns" ]; then
-		ip netns exec "$ns" test -d /sys/class/infiniband/$dev || return 1
-	else
-		test -d /sys/class/infiniband/$dev || return 1
-	fi
-	for k in $(seq 20); do
-		for i in $(seq 0 15); do
-			if [ -n "$ns" ]; then
-				g=$(ip netns exec "$ns" cat /sys/class/infiniband/$dev/ports/1/gids/$i 2>/dev/null)
-				t=$(ip netns exec "$ns" cat /sys/class/infiniband/$dev/ports/1/gid_attrs/types/$i 2>/dev/null)
-			else
-				g=$(cat /sys/class/infiniband/$dev/ports/1/gids/$i 2>/dev/null)
-				t=$(cat /sys/class/infiniband/$dev/ports/1/gid_attrs/types/$i 2>/dev/null)
-			fi
-			if [ "$g" = "0000:0000:0000:0000:0000:ffff:$hex" ] && [ "$t" = "RoCE v2" ]; then
-				echo "$i"
-				return 0
-			fi
-		done
-		sleep 0.1
-	done
-	return 1
-}
+# rxe_pair_up/down, gid_index, wait_listen, perftest_client
+# shellcheck source=rxe_net.sh
+. "$here/rxe_net.sh"
 
 [ -x "$B" ] || fail "$B is missing: run 'make -C tools/bench' on the host"
 command -v ib_read_lat >/dev/null || fail "perftest is not installed"
 modprobe rdma_rxe || fail "modprobe rdma_rxe failed"
-# rxe computes the ICRC with the "crc32" shash; load it up front so that a
-# failing on-demand crypto module load cannot make 'rdma link add' fail.
+# (rxe_pair_up below does the same: the probe needs it first)
 modprobe -q crc32_generic
 modprobe -q veth
 if [ ! -d /sys/module/prism ]; then
@@ -190,7 +128,7 @@ probe_netns() {
 			> "$work/probe-s.txt" 2>&1 &
 		pids+=($!)
 		wait_listen 18600 $NA || echo "server not listening after 60 s" >> "$probe"
-		client "$work/probe-c.txt" ip netns exec $NB timeout 30 ib_read_lat -F -d rxeb \
+		perftest_client "$work/probe-c.txt" ip netns exec $NB timeout 30 ib_read_lat -F -d rxeb \
 			-x "$gb" -n 100 -p 18600 10.78.0.1
 		rc=$?
 		echo "ib_read_lat client rc=$rc (124 = timed out; 17/18 = run_iter_lat() failed, i.e. a completion with an error status); its last lines (stderr comes first, stdout is flushed at exit; whole output in bench-rxe-probe-$mode-client.txt):" >> "$probe"
@@ -237,35 +175,11 @@ rdma_stats() {
 
 # ---------------------------------------------------------------- 2. setup
 log "root-netns veth pair va/vb with policy routing"
-ip link add name va address 02:00:00:00:07:0a type veth \
-	peer name vb address 02:00:00:00:07:0b || fail "veth"
-for d in all default va vb; do
-	sysctl -qw net.ipv4.conf.$d.rp_filter=0
-	sysctl -qw net.ipv4.conf.$d.accept_local=1
-done
-ip addr add 10.79.0.1/32 dev va
-ip addr add 10.79.0.2/32 dev vb
-ip link set va up
-ip link set vb up
-ip route add 10.79.0.2/32 dev va src 10.79.0.1 table 101
-ip route add 10.79.0.1/32 dev vb src 10.79.0.2 table 102
-ip rule add pref 10 iif va lookup local
-ip rule add pref 11 iif vb lookup local
-ip rule add pref 20 to 10.79.0.2 lookup 101
-ip rule add pref 21 to 10.79.0.1 lookup 102
-ip rule add pref 100 lookup local
-ip rule del pref 0 lookup local
-ip neigh replace 10.79.0.2 lladdr 02:00:00:00:07:0b dev va nud permanent
-ip neigh replace 10.79.0.1 lladdr 02:00:00:00:07:0a dev vb nud permanent
+rxe_pair_up || fail "root-netns pair: see above"
 {
 	echo "=== root-netns configuration"
 	ip rule show; ip route get 10.79.0.2; ip route get 10.79.0.1
 } >> "$probe" 2>&1
-rdma link add rxe0 type rxe netdev va ||
-	{ dmesg | grep -iE 'rxe|rdma|crc32' | tail; fail "rdma link add rxe0"; }
-rdma link add rxe1 type rxe netdev vb || fail "rdma link add rxe1"
-G0=$(gid_index rxe0 10.79.0.1) || fail "no RoCE v2 GID for 10.79.0.1 on rxe0"
-G1=$(gid_index rxe1 10.79.0.2) || fail "no RoCE v2 GID for 10.79.0.2 on rxe1"
 log "rxe0 (va) gid $G0, rxe1 (vb) gid $G1; $N iterations per test"
 rdma link show | sed 's/^/rxe:   /'
 
@@ -295,7 +209,7 @@ if [ "${RXE_CLOCK_CHECK:-1}" = 1 ]; then
 			> "$work/cc-s.txt" 2>&1 &
 		pids+=($!)
 		wait_listen $port
-		client "$work/cc-c.txt" $pc timeout 60 ib_read_lat -F -d rxe0 -x "$G0" -s 512 \
+		perftest_client "$work/cc-c.txt" $pc timeout 60 ib_read_lat -F -d rxe0 -x "$G0" -s 512 \
 			-n 200 -p $port 10.79.0.2
 		echo "rc=$?" >> "$work/cc-c.txt"
 		kill_pids
@@ -323,7 +237,7 @@ perftest() {
 		-n $((N + W + 1)) -p $port "$@" > "$work/$name-s.txt" 2>&1 &
 	pids+=($!)
 	wait_listen $port || log "perftest $name: server not listening after 60 s"
-	client "$work/$name-c.txt" taskset -c $CPU_C timeout 300 "$bin" -F -C -U -d rxe0 \
+	perftest_client "$work/$name-c.txt" taskset -c $CPU_C timeout 300 "$bin" -F -C -U -d rxe0 \
 		-x "$G0" -s "$size" -n $((N + W + 1)) -p $port "$@" 10.79.0.2
 	echo "rc=$?" >> "$work/$name-c.txt"
 	kill_pids

@@ -2,23 +2,18 @@
 # SPDX-License-Identifier: MIT
 """Report of tools/bench/rxe.sh: latency and throughput tables, JSON and
 plot data from the raw results it collected (arguments: see rxe.sh)."""
-import json, math, re, sys, time
+import json, os, sys, time
+sys.dont_write_bytecode = True
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from bench_report import stats, perftest_samples
 res, out, n, w, kver, mhz = sys.argv[1], sys.argv[2], int(sys.argv[3]), int(sys.argv[4]), sys.argv[5], float(sys.argv[6])
 R = {}
-def stats(v):
-    # the same definitions as rxe_lat.c's report()
-    v = sorted(v)
-    k = len(v)
-    med = v[k // 2] if k % 2 else (v[k // 2 - 1] + v[k // 2]) / 2
-    return {"n": k, "median": med, "p99": v[math.ceil(k * 0.99) - 1],
-            "mean": sum(v) / k, "min": v[0], "max": v[-1], "p90": v[math.ceil(k * 0.90) - 1]}
 for line in open(res):
     f = line.split()
     if len(f) == 4 and f[0] == "PERFTEST":
         # "#, cycles" then "i, sample": sample = cycles / rtt_factor
         # (ib_write_lat: half the ping-pong round trip)
-        samples = [float(m.group(1)) / mhz for m in
-                   (re.match(r"^\d+, ([0-9.e+]+)$", l.strip()) for l in open(f[3])) if m]
+        samples = perftest_samples(f[3], mhz)
         R[("perftest", f[1].rstrip("0123456789"), int(f[2]))] = stats(samples[w:w + n])
     elif len(f) >= 10 and f[0] == "RESULT":
         R[(f[1], f[2], int(f[3]))] = dict(zip(["n", "median", "p99", "mean", "min", "max", "p90"],
