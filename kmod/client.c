@@ -326,7 +326,9 @@ static void prism_req_timer(struct timer_list *t)
 		status = req->nacked ? PRISM_S_NACK : PRISM_S_TIMEOUT;
 		goto unlock;
 	}
-	if (req->progress) {
+	if (req->progress ||
+	    ((req->tx || req->rx) &&
+	     !prism_req_stalled(req, usecs_to_jiffies(READ_ONCE(req->peer->rto_us))))) {
 		/* A large chain or answer is moving: not a loss. */
 		req->progress = false;
 		req->tries = 1;

@@ -18,6 +18,7 @@
  * @nops: ops in the chain
  * @nacked: the last answer was a NACK
  * @progress: a grant or a segment arrived since the timer last ran
+ * @seg_moved: a grant or a segment arrived once
  * @tries: transmissions after loss
  * @nacks: NACKs received
  * @resp_cap: largest valid response body
@@ -46,6 +47,7 @@ struct prism_req {
 	u8			nops;
 	bool			nacked;
 	bool			progress;
+	bool			seg_moved;
 	u32			tries;
 	u32			nacks;
 	u32			resp_cap;
@@ -77,6 +79,7 @@ u32 prism_completion_head(u8 nops);
 void prism_req_tx_first(struct prism_req *req, struct net_device *dev,
 			struct sk_buff_head *out);
 struct sk_buff *prism_req_probe(struct prism_req *req, struct net_device *dev);
+bool prism_req_stalled(const struct prism_req *req, unsigned long rto);
 bool prism_req_rx_whole(struct prism_req *req, const struct sk_buff *skb,
 			u32 len);
 void prism_cskb_reset(struct sk_buff *skb);

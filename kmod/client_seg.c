@@ -240,6 +240,38 @@ void prism_req_large_free(struct prism_req *req)
 	req->rx = NULL;
 }
 
+/*
+ * A grant or segment moved req on: its timer will not probe, nor will
+ * those of the other chains to the same target that moved before (see
+ * prism_req_stalled()).
+ */
+static void prism_req_progress(struct prism_req *req)
+{
+	req->progress = true;
+	req->seg_moved = true;
+	WRITE_ONCE(req->peer->seg_stamp, jiffies);
+}
+
+/**
+ * prism_req_stalled() - whether a chain's timer should probe
+ * @req: a chain with segments, whose timer fired
+ * @rto: the current retransmission timeout, in jiffies
+ *
+ * A chain that moved before is not probed while its target keeps sending
+ * segments or grants for other chains within @rto: its own frames are
+ * queued behind theirs (many large chains in flight to one target), and a
+ * probe would only make the target send them twice.  The chain's deadline
+ * still applies.
+ *
+ * Context: Reqs lock held (the chain's timer).
+ * Return: true if the chain should probe.
+ */
+bool prism_req_stalled(const struct prism_req *req, unsigned long rto)
+{
+	return !req->seg_moved ||
+	       time_after_eq(jiffies, READ_ONCE(req->peer->seg_stamp) + rto);
+}
+
 /* Segments todo[0..n) of req's request into out. */
 static void prism_req_tx_frames(struct prism_req *req, struct net_device *dev,
 				const u32 *todo, u32 n,
@@ -481,7 +513,7 @@ void prism_client_seg(struct prism_sock *psk, struct sk_buff *skb,
 		return;
 	}
 	prism_req_rx_store(req, off, skb, sizeof(*hdr) + sizeof(*ws), len);
-	req->progress = true;
+	prism_req_progress(req);
 	if (prism_seg_rx_mark(req->rx, idx))
 		gskb = prism_req_grant(req, dev, 0);
 	if (req->rx->count == req->rx->nsegs) {
@@ -538,7 +570,7 @@ void prism_client_grant(struct prism_sock *psk, struct sk_buff *skb,
 		xa_unlock_bh(&psk->reqs);
 		goto drop;
 	}
-	req->progress = true;
+	prism_req_progress(req);
 	if (req->tx->reorder > READ_ONCE(req->peer->seg_reorder))
 		WRITE_ONCE(req->peer->seg_reorder, req->tx->reorder);
 	n = prism_seg_tx_pick(req->tx, g.flags & PRISM_GRANT_PROBE, hi, todo,

@@ -101,6 +101,8 @@ struct prism_net {
  * @nacks: NACKs received from the target (&prism_sock.peer_lock)
  * @seg_reorder: reorder threshold learnt by multi-frame chains to the
  *               target (seg.h; READ_ONCE/WRITE_ONCE)
+ * @seg_stamp: jiffies of the last grant or segment from the target that
+ *             moved a chain on (READ_ONCE/WRITE_ONCE)
  */
 struct prism_peer {
 	struct hlist_node	node;
@@ -116,6 +118,7 @@ struct prism_peer {
 	u64			timeouts;
 	u64			nacks;
 	u32			seg_reorder;
+	unsigned long		seg_stamp;
 };
 
 /**

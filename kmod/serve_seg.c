@@ -236,7 +236,9 @@ again:
 			spin_unlock(&s->lock);
 			goto nack;
 		}
-		gskb = prism_reasm_grant(psk, dev, r, 0);
+		/* Past its first window the client waits for a grant. */
+		if (r->rx.nsegs > r->rx.granted)
+			gskb = prism_reasm_grant(psk, dev, r, 0);
 	} else if (r->rx.msg_len == msg_len && r->rx.seg_size == seg_size) {
 		/* The client's timer: tell it what is missing. */
 		gskb = prism_reasm_grant(psk, dev, r, PRISM_GRANT_PROBE);

@@ -33,7 +33,8 @@
 # clamped to [PRISM_LARGE_NMIN, PRISM_LARGE_NMAX], default [32, 2000]; a
 # tenth of that, at least 2 and at least DEPTH, runs first as warm-up),
 # PRISM_BENCH_COMMIT (recorded in the JSON), PRISM_LARGE_TIMEOUT (seconds
-# per client run, default 300), PRISM_LARGE_TCP_CPU (the TCP server's CPU).
+# per client run, default 300), PRISM_LARGE_TCP_CPU (the TCP server's CPU),
+# PRISM_LARGE_MTU (of the veth pair, default 1500; rxe uses up to 4096).
 # PRISM_LARGE_SMOKE=1: tiny sizes and counts (PRISM_LARGE_SIZES default
 # 4096, three frames at MTU 1500; depths 1 and 4, 8 ops), TAP on stdout:
 # every cell of every stack gave a well-formed, nonzero result and the
@@ -52,6 +53,7 @@ repo=$(cd "$here/../.." && pwd)
 B=$here/bench_large
 KO=${PRISM_KO:-$repo/kmod/prism.ko}
 SMOKE=${PRISM_LARGE_SMOKE:-0}
+MTU=${PRISM_LARGE_MTU:-1500}
 if [ "$SMOKE" = 1 ]; then
 	SIZES=${PRISM_LARGE_SIZES:-4096}
 	DEPTHS=${PRISM_LARGE_DEPTHS:-1 4}
@@ -97,7 +99,8 @@ mkdir -p "$raw" || fail "cannot create $raw"
 rm -f "$raw"/*
 load_module prism "$KO" || fail "insmod $KO failed"
 rxe_pair_up || fail "the root-netns veth pair and rxe: see above"
-log "rxe0 (va) gid $G0, rxe1 (vb) gid $G1; sizes $SIZES, depths $DEPTHS"
+ip link set va mtu "$MTU" && ip link set vb mtu "$MTU" || fail "MTU $MTU on va/vb"
+log "rxe0 (va) gid $G0, rxe1 (vb) gid $G1; sizes $SIZES, depths $DEPTHS, MTU $MTU"
 
 maxsize=0 maxdepth=0
 for s in $SIZES; do [ "$s" -gt $maxsize ] && maxsize=$s; done
