@@ -127,6 +127,10 @@ bool prism_psk_authentic(struct prism_sock *psk, const struct prism_op *op,
 			 bool *only_send);
 void prism_nack(struct prism_sock *psk, struct net_device *dev,
 		const struct prism_whdr *hdr, const u8 *src_mac, u8 why);
+bool prism_refuse_unchecked(struct net *net, struct net_device *dev,
+			    const struct prism_whdr *hdr, const u8 *src_mac,
+			    int err, struct prism_sock *psk, bool authentic,
+			    u32 resp_len);
 void prism_serve_chain(struct prism_sock *psk, struct net_device *dev,
 		       const struct prism_chain_in *in, const u8 *src_mac);
 void prism_cached_xmit(struct prism_session *s, struct prism_cached *c,
