@@ -9,10 +9,13 @@
 #include "prism_net.h"
 #include "seg.h"
 
-/* Multi-frame requests one session may have in reassembly at once. */
-#define PRISM_SESSION_REASM	8
+/*
+ * Multi-frame requests one session may have in reassembly at once (a
+ * client pipelining 16 WRITEs of 1 MiB has them all in flight).
+ */
+#define PRISM_SESSION_REASM	32
 /* Bytes of request reassembly one target socket may hold, all sessions. */
-#define PRISM_REASM_BYTES	(16U << 20)
+#define PRISM_REASM_BYTES	(32U << 20)
 /* Period of the check for reassemblies past their chain's deadline. */
 #define PRISM_REASM_TICK	(HZ / 10)
 
