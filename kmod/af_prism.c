@@ -42,6 +42,24 @@ struct prism_net *prism_pernet(struct net *net)
 }
 
 /**
+ * prism_frame_psk() - the socket a received frame is for
+ * @net: network namespace of @dev
+ * @dev: interface the frame came in on
+ * @hdr: its PRISM header
+ *
+ * Context: Caller holds rcu_read_lock().
+ * Return: the socket bound to @hdr's destination endpoint on @dev, or NULL.
+ */
+struct prism_sock *prism_frame_psk(struct net *net,
+				   const struct net_device *dev,
+				   const struct prism_whdr *hdr)
+{
+	struct prism_sock *psk = prism_ep_lookup(net, ntohl(hdr->dst_ep));
+
+	return psk && psk->ifindex == dev->ifindex ? psk : NULL;
+}
+
+/**
  * prism_ep_lookup() - find the socket bound to an endpoint id
  * @net: network namespace of the endpoint
  * @ep: endpoint id

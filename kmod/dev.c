@@ -101,16 +101,6 @@ int prism_queue_send(struct prism_sock *psk, const struct sockaddr_prism *src,
 	return PRISM_S_OK;
 }
 
-/* The client socket a frame to a client is for, or NULL. */
-static struct prism_sock *prism_client_psk(struct net *net,
-					   struct net_device *dev,
-					   const struct prism_whdr *hdr)
-{
-	struct prism_sock *psk = prism_ep_lookup(net, ntohl(hdr->dst_ep));
-
-	return psk && psk->ifindex == dev->ifindex ? psk : NULL;
-}
-
 /*
  * Hand a frame to the target or client side by its type and, for segments
  * and grants, the direction of their message.  -EINVAL: dropped here.
@@ -160,7 +150,7 @@ static int prism_dispatch(struct net *net, struct sk_buff *skb,
 	if (hdr->type != PRISM_T_RESP && dir != PRISM_SEG_REQ &&
 	    dir != PRISM_SEG_RESP)
 		return -EINVAL;
-	psk = prism_client_psk(net, skb->dev, hdr);
+	psk = prism_frame_psk(net, skb->dev, hdr);
 	if (!psk)
 		return -EINVAL;
 	if (hdr->type == PRISM_T_RESP)

@@ -200,6 +200,9 @@ static inline struct prism_sock *prism_sk(struct sock *sk)
 /* af_prism.c */
 struct prism_net *prism_pernet(struct net *net);
 struct prism_sock *prism_ep_lookup(struct net *net, u32 ep);
+struct prism_sock *prism_frame_psk(struct net *net,
+				   const struct net_device *dev,
+				   const struct prism_whdr *hdr);
 
 /* stats.c */
 void prism_stat_add(struct net *net, struct prism_sock *psk,

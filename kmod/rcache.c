@@ -921,6 +921,50 @@ nack:
 }
 
 /**
+ * prism_refuse_unchecked() - answer a chain that failed a stateless check
+ * @net: network namespace of @dev
+ * @dev: interface the request came in on
+ * @hdr: its header (REQ or SREQ)
+ * @src_mac: its source MAC address
+ * @err: result of the wire check of its ops (0, -EINVAL or -E2BIG)
+ * @psk: socket of its destination (prism_frame_psk()), or NULL
+ * @authentic: it proved it may use @psk (a valid rkey; only when @err is 0)
+ * @resp_len: its largest answer body
+ *
+ * The checks of "Trust" above, in order: malformed or over budget is
+ * INVALID whatever the endpoint; then NO_ENDPOINT; both answers rate
+ * limited.  An answer the interface cannot carry, even in segments, is
+ * TOO_BIG.
+ *
+ * Context: Softirq, under rcu_read_lock().
+ * Return: true if the chain was refused (and answered), false if it may
+ * be served.
+ */
+bool prism_refuse_unchecked(struct net *net, struct net_device *dev,
+			    const struct prism_whdr *hdr, const u8 *src_mac,
+			    int err, struct prism_sock *psk, bool authentic,
+			    u32 resp_len)
+{
+	if (err) {
+		prism_stat_add(net, NULL, err == -E2BIG ?
+			       PRISM_STAT_OVER_BUDGET : PRISM_STAT_RX_DROPPED, 1);
+		prism_refuse(net, dev, hdr, src_mac, PRISM_S_INVALID);
+		return true;
+	}
+	if (!authentic) {
+		prism_stat_add(net, psk, PRISM_STAT_UNAUTH_REFUSED, 1);
+		prism_refuse(net, dev, hdr, src_mac, PRISM_S_NO_ENDPOINT);
+		return true;
+	}
+	if (sizeof(*hdr) + resp_len > dev->mtu &&
+	    prism_seg_size(dev) < PRISM_SEG_MIN) {
+		prism_reply_status(dev, hdr, src_mac, PRISM_S_TOO_BIG);
+		return true;
+	}
+	return false;
+}
+
+/**
  * prism_serve_request() - serve one request frame
  * @net: network namespace of the receiving interface
  * @skb: the received frame, linear; skb->dev is the receiving interface (the
@@ -959,26 +1003,13 @@ void prism_serve_request(struct net *net, struct sk_buff *skb,
 	/* Stateless checks first; see "Trust" above. */
 	err = prism_wire_check_work(in.body, in.body_len, hdr->nops,
 				    &in.resp_len, &in.work);
-	if (err) {
-		if (err == -E2BIG)
-			prism_stat_add(net, NULL, PRISM_STAT_OVER_BUDGET, 1);
-		else
-			prism_stat_add(net, NULL, PRISM_STAT_RX_DROPPED, 1);
-		prism_refuse(net, dev, hdr, src_mac, PRISM_S_INVALID);
+	psk = prism_frame_psk(net, dev, hdr);
+	if (prism_refuse_unchecked(net, dev, hdr, src_mac, err, psk,
+				   !err && psk &&
+				   prism_chain_authentic(psk, in.body,
+							 in.body_len,
+							 hdr->nops),
+				   in.resp_len))
 		return;
-	}
-	psk = prism_ep_lookup(net, ntohl(hdr->dst_ep));
-	if (!psk || psk->ifindex != dev->ifindex ||
-	    !prism_chain_authentic(psk, in.body, in.body_len, hdr->nops)) {
-		prism_stat_add(net, psk && psk->ifindex == dev->ifindex ?
-			       psk : NULL, PRISM_STAT_UNAUTH_REFUSED, 1);
-		prism_refuse(net, dev, hdr, src_mac, PRISM_S_NO_ENDPOINT);
-		return;
-	}
-	if (sizeof(*hdr) + in.resp_len > dev->mtu &&
-	    prism_seg_size(dev) < PRISM_SEG_MIN) {
-		prism_reply_status(dev, hdr, src_mac, PRISM_S_TOO_BIG);
-		return;
-	}
 	prism_serve_chain(psk, dev, &in, src_mac);
 }

@@ -9,10 +9,13 @@
 #include "prism_net.h"
 #include "seg.h"
 
-/* Multi-frame requests one session may have in reassembly at once. */
-#define PRISM_SESSION_REASM	8
+/*
+ * Multi-frame requests one session may have in reassembly at once (a
+ * client pipelining 16 WRITEs of 1 MiB has them all in flight).
+ */
+#define PRISM_SESSION_REASM	32
 /* Bytes of request reassembly one target socket may hold, all sessions. */
-#define PRISM_REASM_BYTES	(16U << 20)
+#define PRISM_REASM_BYTES	(32U << 20)
 /* Period of the check for reassemblies past their chain's deadline. */
 #define PRISM_REASM_TICK	(HZ / 10)
 
@@ -127,6 +130,10 @@ bool prism_psk_authentic(struct prism_sock *psk, const struct prism_op *op,
 			 bool *only_send);
 void prism_nack(struct prism_sock *psk, struct net_device *dev,
 		const struct prism_whdr *hdr, const u8 *src_mac, u8 why);
+bool prism_refuse_unchecked(struct net *net, struct net_device *dev,
+			    const struct prism_whdr *hdr, const u8 *src_mac,
+			    int err, struct prism_sock *psk, bool authentic,
+			    u32 resp_len);
 void prism_serve_chain(struct prism_sock *psk, struct net_device *dev,
 		       const struct prism_chain_in *in, const u8 *src_mac);
 void prism_cached_xmit(struct prism_session *s, struct prism_cached *c,

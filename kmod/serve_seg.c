@@ -22,16 +22,6 @@
 #include "rcache.h"
 #include "trace.h"
 
-/* The socket bound to hdr's destination on dev, or NULL. */
-static struct prism_sock *prism_target_psk(struct net *net,
-					   struct net_device *dev,
-					   const struct prism_whdr *hdr)
-{
-	struct prism_sock *psk = prism_ep_lookup(net, ntohl(hdr->dst_ep));
-
-	return psk && psk->ifindex == dev->ifindex ? psk : NULL;
-}
-
 /* The reassembly of request id in s, or NULL; s locked. */
 static struct prism_reasm *prism_reasm_find(struct prism_session *s, u64 id)
 {
@@ -175,25 +165,14 @@ void prism_serve_sreq(struct net *net, struct sk_buff *skb,
 					&blen, &in.resp_len, &in.work);
 	if (!err && (blen != msg_len || seg_size < PRISM_SEG_MIN))
 		err = -EINVAL;
-	if (err) {
-		prism_stat_add(net, NULL, err == -E2BIG ?
-			       PRISM_STAT_OVER_BUDGET : PRISM_STAT_RX_DROPPED, 1);
-		prism_refuse(net, dev, hdr, src_mac, PRISM_S_INVALID);
+	psk = prism_frame_psk(net, dev, hdr);
+	if (prism_refuse_unchecked(net, dev, hdr, src_mac, err, psk,
+				   !err && psk &&
+				   prism_manifest_authentic(psk,
+							    (const struct prism_wop *)(ws + 1),
+							    hdr->nops),
+				   in.resp_len))
 		return;
-	}
-	psk = prism_target_psk(net, dev, hdr);
-	if (!psk || !prism_manifest_authentic(psk,
-					      (const struct prism_wop *)(ws + 1),
-					      hdr->nops)) {
-		prism_stat_add(net, psk, PRISM_STAT_UNAUTH_REFUSED, 1);
-		prism_refuse(net, dev, hdr, src_mac, PRISM_S_NO_ENDPOINT);
-		return;
-	}
-	if (sizeof(*hdr) + in.resp_len > dev->mtu &&
-	    prism_seg_size(dev) < PRISM_SEG_MIN) {
-		prism_reply_status(dev, hdr, src_mac, PRISM_S_TOO_BIG);
-		return;
-	}
 	admitted = prism_admit(psk);
 	__skb_queue_head_init(&out);
 again:
@@ -320,7 +299,7 @@ void prism_serve_seg(struct net *net, struct sk_buff *skb,
 	bool done = false;
 	int ret;
 
-	psk = prism_target_psk(net, dev, hdr);
+	psk = prism_frame_psk(net, dev, hdr);
 	if (!psk)
 		goto dropped;
 	s = prism_frame_session(psk, hdr, src_mac);
@@ -388,7 +367,7 @@ void prism_serve_grant(struct net *net, struct sk_buff *skb,
 	struct prism_cached *c;
 	struct prism_grant g;
 
-	psk = prism_target_psk(net, dev, hdr);
+	psk = prism_frame_psk(net, dev, hdr);
 	if (!psk || prism_grant_decode(wg, &g))
 		goto drop;
 	s = prism_frame_session(psk, hdr, src_mac);

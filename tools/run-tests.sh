@@ -25,7 +25,7 @@
 #   debug  the same on the debug kernel (KASAN, lockdep, ...) without the
 #          prismctl and application suites
 #   k612   the module built for Debian's 6.12 kernel (build-module.sh
-#          k612), the core and hostile suites on that kernel
+#          k612), the core, hostile and large suites on that kernel
 #   fresh  clone HEAD into /tmp/prism-fresh.XXXXXX and run the README's
 #          first command there, `make demo` (without PRISM_OUT, PRISM_KO,
 #          MAKEFLAGS), which must exit 0 and print the demo's summary;
@@ -386,7 +386,7 @@ stage_selftests() {
 			# The second supported kernel: the suites that exercise
 			# the kernel's APIs (the rest runs the same code paths).
 			tmo=${PRISM_TIMEOUT_K612:-2400}
-			extra="PRISM_GUEST_SUITES='core hostile' PRISM_GUEST_APPS=0 PRISM_FLOOD_FRAMES=25000"
+			extra="PRISM_GUEST_SUITES='core hostile large' PRISM_GUEST_APPS=0 PRISM_FLOOD_FRAMES=25000 PRISM_LARGE_NETEM_MAX=65536"
 		fi
 	else
 		if ! debug_module; then
@@ -397,7 +397,7 @@ stage_selftests() {
 		tmo=${PRISM_TIMEOUT_DEBUG:-2400}
 		# KASAN and lockdep make everything slower: fewer rounds, and
 		# the applications (plain users of the same paths) run on stock.
-		extra="PRISM_NETEM_ROUNDS=1 PRISM_RELIABILITY_N=60 PRISM_FUZZ_FRAMES=5000 PRISM_FLOOD_FRAMES=25000 PRISM_GUEST_APPS=0"
+		extra="PRISM_NETEM_ROUNDS=1 PRISM_RELIABILITY_N=60 PRISM_FUZZ_FRAMES=5000 PRISM_FLOOD_FRAMES=25000 PRISM_GUEST_APPS=0 PRISM_LARGE_NETEM_MAX=65536"
 	fi
 	marker="PRISM-TESTS-BEGIN selftests $kernel $$"
 	dmesg=$logs/dmesg-selftests-$kernel.txt
