@@ -311,9 +311,12 @@ static void prism_req_timer(struct timer_list *t)
 	struct net *net = sock_net(&psk->sk);
 	struct net_device *dev = NULL;
 	struct sk_buff *skb = NULL;
+	struct sk_buff_head segs;
 	u8 dst_mac[ETH_ALEN];
+	bool restart = false;
 	u8 status = 0;
 
+	__skb_queue_head_init(&segs);
 	rcu_read_lock();
 	xa_lock_bh(&psk->reqs);
 	/* Lost the race to a response or teardown: they own req. */
@@ -341,6 +344,8 @@ static void prism_req_timer(struct timer_list *t)
 				     READ_ONCE(req->peer->rto_us), req->nacked);
 	if (req->nacked) {
 		req->nacked = false;
+		/* Not run, and the target kept none of its data. */
+		restart = !!req->tx;
 	} else {
 		req->tries++;
 		WRITE_ONCE(req->peer->retransmits, req->peer->retransmits + 1);
@@ -359,6 +364,8 @@ static void prism_req_timer(struct timer_list *t)
 			prism_set_floor(req, skb,
 					prism_ack_floor(psk, req->peer));
 		ether_addr_copy(dst_mac, req->dst.sprism_mac);
+		if (restart)
+			prism_req_tx_restart(req, dev, &segs);
 	}
 	/* Without a frame this try is lost like any other. */
 	req->sent_at = ktime_get();
@@ -370,7 +377,12 @@ unlock:
 		prism_req_fail(req, status);
 		prism_req_free(req);
 	} else if (skb) {
+		/* The SREQ, then the first window (BHs are off: in order). */
+		prism_stat_add(net, psk, PRISM_STAT_SEGS_SENT,
+			       skb_queue_len(&segs));
 		prism_xmit_frame(skb, dev, dst_mac);
+		while ((skb = __skb_dequeue(&segs)))
+			prism_xmit_frame(skb, dev, dst_mac);
 	}
 	rcu_read_unlock();
 }

@@ -78,6 +78,8 @@ void prism_req_large_free(struct prism_req *req);
 u32 prism_completion_head(u8 nops);
 void prism_req_tx_first(struct prism_req *req, struct net_device *dev,
 			struct sk_buff_head *out);
+void prism_req_tx_restart(struct prism_req *req, struct net_device *dev,
+			  struct sk_buff_head *out);
 struct sk_buff *prism_req_probe(struct prism_req *req, struct net_device *dev);
 bool prism_req_stalled(const struct prism_req *req, unsigned long rto);
 bool prism_req_rx_whole(struct prism_req *req, const struct sk_buff *skb,

@@ -307,6 +307,32 @@ void prism_req_tx_first(struct prism_req *req, struct net_device *dev,
 	prism_req_tx_frames(req, dev, todo, n, out);
 }
 
+/**
+ * prism_req_tx_restart() - send a NACKed multi-frame request from the start
+ * @req: the chain: the target NACKed its SREQ (no reassembly) or the chain
+ *       once reassembled (its reassembly was freed)
+ * @dev: interface it goes out on
+ * @out: receives the frames of the first window, to send after the SREQ
+ *
+ * Nothing the target had acknowledged is kept; the reorder threshold
+ * learnt is.
+ *
+ * Context: Reqs lock held (the chain's timer).
+ */
+void prism_req_tx_restart(struct prism_req *req, struct net_device *dev,
+			  struct sk_buff_head *out)
+{
+	struct prism_seg_tx *tx = req->tx;
+	u32 reorder = tx->reorder;
+
+	bitmap_zero(tx->acked, tx->nsegs);
+	memset(tx->sent_seq, 0, tx->nsegs * sizeof(*tx->sent_seq));
+	prism_seg_tx_init(tx, tx->msg_len, tx->seg_size, tx->acked,
+			  tx->sent_seq);
+	tx->reorder = reorder;
+	prism_req_tx_first(req, dev, out);
+}
+
 /* A grant of what req has of its answer. */
 static struct sk_buff *prism_req_grant(struct prism_req *req,
 				       struct net_device *dev, u8 flags)

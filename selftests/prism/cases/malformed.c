@@ -80,8 +80,9 @@ static const struct bad_chain {
 	{ BASE, { OP(arg_addr, 8) }, EINVAL, "arg_addr set on a plain READ" },
 	{ BASE, { OP(len, 0) }, EINVAL, "READ of 0 bytes" },
 	{ BASE + 8, { OP(data_len, 8) }, EINVAL, "READ with inline data" },
-	/* Size limits: one frame each way (1500-byte MTU). */
-	{ BASE, { OP(len, 1473) }, EMSGSIZE, "READ whose reply exceeds a frame" },
+	/* Size limit of one op (an answer larger than a frame is not one). */
+	{ BASE, { OP(len, PRISM_MAX_OP_DATA + 1) }, EINVAL,
+	  "READ past PRISM_MAX_OP_DATA" },
 };
 
 /* Store f->val in the f->size bytes at f->off of img (host order). */
@@ -170,8 +171,9 @@ int case_errno_chain(struct client *c)
 
 	/*
 	 * Size limits of a request: a WRITE past PRISM_MAX_OP_DATA, and a
-	 * chain past PRISM_MAX_CHAIN_DATA of inline data (3 WRITEs of 1 MiB),
-	 * are refused; a chain larger than one frame is not.
+	 * chain past PRISM_MAX_CHAIN_DATA of inline data (2 WRITEs of 1 MiB
+	 * and one of 8 bytes), are refused; a chain larger than one frame is
+	 * not.
 	 */
 	{
 		static _Alignas(8) unsigned char big[3 * PRISM_MAX_OP_DATA + 4096];
@@ -185,9 +187,10 @@ int case_errno_chain(struct client *c)
 		EXPECT_ERR(prism_submit(fd, &c->dst, &ch), EINVAL,
 			   "WRITE past PRISM_MAX_OP_DATA");
 		prism_chain_init(&ch, big, sizeof(big), 5);
-		for (k = 0; k < 3; k++)
+		for (k = 0; k < 2; k++)
 			prism_prep_write(&ch, c->s.rw_rkey, rw(c, 0), data,
 					 PRISM_MAX_OP_DATA);
+		prism_prep_write(&ch, c->s.rw_rkey, rw(c, 0), data, 8);
 		EXPECT_ERR(prism_submit(fd, &c->dst, &ch), EINVAL,
 			   "inline data past PRISM_MAX_CHAIN_DATA");
 	}
