@@ -199,8 +199,7 @@ static void prism_req_arm(struct prism_req *req)
 static u32 prism_completion_size(u8 nops, u32 resp_body_len)
 {
 	/* Outputs are no larger on the wire than in the completion. */
-	return sizeof(struct prism_msg) +
-	       nops * sizeof(struct prism_op_result) + resp_body_len;
+	return prism_completion_head(nops) + resp_body_len;
 }
 
 static void prism_req_free(struct prism_req *req)
@@ -268,6 +267,44 @@ static u64 prism_ack_floor(struct prism_sock *psk, struct prism_peer *peer)
 	oldest = list_first_entry_or_null(&peer->reqs, struct prism_req,
 					  peer_node);
 	return oldest ? oldest->id : psk->next_req_id;
+}
+
+/**
+ * prism_req_of_frame() - the chain an answer, segment or grant is for
+ * @psk: client socket the frame came to
+ * @hdr: the frame's PRISM header
+ * @src_mac: its source MAC address
+ * @forged: set when the frame is forged; may be NULL
+ *
+ * Only the chain's target may answer it, and only with the socket's
+ * session value (not known off-path): anything else is forged and counted
+ * (resp_forged).
+ *
+ * Context: The reqs lock (xa_lock_bh(&@psk->reqs)) held.
+ * Return: the outstanding chain, or NULL (none, typically the answer to a
+ * resent chain that completed, or forged).
+ */
+struct prism_req *prism_req_of_frame(struct prism_sock *psk,
+				     const struct prism_whdr *hdr,
+				     const u8 *src_mac, bool *forged)
+{
+	struct prism_req *req = NULL;
+
+	if (ntohl(hdr->session) == psk->session) {
+		req = xa_load(&psk->reqs,
+			      be64_to_cpu(hdr->req_id) - psk->id_base);
+		if (!req || (req->nops == hdr->nops &&
+			     req->dst.sprism_ep == ntohl(hdr->src_ep) &&
+			     ether_addr_equal(req->dst.sprism_mac, src_mac))) {
+			if (forged)
+				*forged = false;
+			return req;
+		}
+	}
+	if (forged)
+		*forged = true;
+	prism_stat_add(sock_net(&psk->sk), psk, PRISM_STAT_RESP_FORGED, 1);
+	return NULL;
 }
 
 /**
@@ -592,6 +629,63 @@ out_dev:
 	return err;
 }
 
+/**
+ * prism_results_check() - check the per-op results of an answer
+ * @wres: the answer's @nops results, from the network
+ * @nops: ops of the chain
+ * @room: bytes of outputs the answer carries after its results
+ *
+ * Every status must be known and every op's output, padded to 8 bytes,
+ * must fit in what is left of @room.
+ *
+ * Context: Any context.
+ * Return: the bytes the outputs take, or -EINVAL.
+ */
+int prism_results_check(const struct prism_wres *wres, u8 nops, u32 room)
+{
+	u32 i, olen, used = 0;
+
+	for (i = 0; i < nops; i++) {
+		olen = ntohl(wres[i].len);
+		/* Both: PRISM_PAD8() of a huge olen wraps around. */
+		if (wres[i].status > PRISM_S_MAX || olen > room - used ||
+		    PRISM_PAD8(olen) > room - used)
+			return -EINVAL;
+		used += PRISM_PAD8(olen);
+	}
+	return used;
+}
+
+/**
+ * prism_completion_head_put() - the head of a completion
+ * @msg: the completion's first bytes, prism_completion_head() of them,
+ *       zeroed; its outputs follow, in op order, each padded to 8 bytes
+ * @req: the chain
+ * @wres: its results, checked (prism_results_check())
+ *
+ * Everything but msg->len, which the caller sets once the completion is
+ * whole.
+ *
+ * Context: Any context.
+ */
+void prism_completion_head_put(struct prism_msg *msg,
+			       const struct prism_req *req,
+			       const struct prism_wres *wres)
+{
+	u32 i, olen, out = prism_completion_head(req->nops);
+
+	msg->kind = PRISM_MSG_COMPLETION;
+	msg->nops = req->nops;
+	msg->user_data = req->user_data;
+	for (i = 0; i < req->nops; i++) {
+		olen = ntohl(wres[i].len);
+		msg->res[i].status = wres[i].status;
+		msg->res[i].len = olen;
+		msg->res[i].offset = olen ? out : 0;
+		out += PRISM_PAD8(olen);
+	}
+}
+
 /*
  * Check a response body against what the chain may return; on success
  * build the completion into req->cskb.  The body comes from the network:
@@ -603,37 +697,18 @@ static bool prism_fill_completion(struct prism_req *req, const u8 *body,
 	const struct prism_wres *wres = (const struct prism_wres *)body;
 	u32 res_bytes = req->nops * sizeof(*wres);
 	struct sk_buff *skb = req->cskb;
-	u32 in_off, out_off, i, olen;
 	struct prism_msg *msg;
+	int used;
 
 	if (body_len > req->resp_cap || body_len < res_bytes)
 		return false;
-	/* First pass: validate without touching the completion. */
-	in_off = res_bytes;
-	for (i = 0; i < req->nops; i++) {
-		olen = ntohl(wres[i].len);
-		if (wres[i].status > PRISM_S_MAX ||
-		    olen > body_len - in_off ||
-		    PRISM_PAD8(olen) > body_len - in_off)
-			return false;
-		in_off += PRISM_PAD8(olen);
-	}
-
-	msg = skb_put_zero(skb, sizeof(*msg) + req->nops * sizeof(msg->res[0]));
-	msg->kind = PRISM_MSG_COMPLETION;
-	msg->nops = req->nops;
-	msg->user_data = req->user_data;
-	in_off = res_bytes;
-	out_off = skb->len;
-	for (i = 0; i < req->nops; i++) {
-		olen = ntohl(wres[i].len);
-		msg->res[i].status = wres[i].status;
-		msg->res[i].len = olen;
-		msg->res[i].offset = olen ? out_off : 0;
-		skb_put_data(skb, body + in_off, PRISM_PAD8(olen));
-		in_off += PRISM_PAD8(olen);
-		out_off += PRISM_PAD8(olen);
-	}
+	used = prism_results_check(wres, req->nops, body_len - res_bytes);
+	if (used < 0)
+		return false;
+	msg = skb_put_zero(skb, prism_completion_head(req->nops));
+	prism_completion_head_put(msg, req, wres);
+	/* The outputs have the same layout on the wire and in a completion. */
+	skb_put_data(skb, body + res_bytes, used);
 	msg->len = skb->len;
 	return true;
 }
@@ -663,28 +738,19 @@ void prism_client_response(struct prism_sock *psk, struct sk_buff *skb,
 	struct net *net = sock_net(&psk->sk);
 	u32 body_len = ntohs(hdr->body_len);
 	struct prism_req *req;
+	bool sample, forged;
 	u32 rtt_us = 0;
-	bool sample;
 
 	if (hdr->status > PRISM_S_MAX)
 		goto drop;
-	/* Our session value is not known off-path: anything else is forged. */
-	if (ntohl(hdr->session) != psk->session)
-		goto forged;
-
-	/* Only the chain's target may answer it. */
 	xa_lock_bh(&psk->reqs);
-	req = xa_load(&psk->reqs, be64_to_cpu(hdr->req_id) - psk->id_base);
+	req = prism_req_of_frame(psk, hdr, src_mac, &forged);
 	if (!req) {
+		xa_unlock_bh(&psk->reqs);
 		/* Typically the answer to a resent chain that completed. */
-		xa_unlock_bh(&psk->reqs);
-		goto drop;
-	}
-	if (req->nops != hdr->nops ||
-	    req->dst.sprism_ep != ntohl(hdr->src_ep) ||
-	    !ether_addr_equal(req->dst.sprism_mac, src_mac)) {
-		xa_unlock_bh(&psk->reqs);
-		goto forged;
+		if (!forged)
+			goto drop;
+		return;
 	}
 	if (hdr->status == PRISM_S_NACK) {
 		/* Not run: resend after a backoff, until the deadline. */
@@ -716,17 +782,7 @@ void prism_client_response(struct prism_sock *psk, struct sk_buff *skb,
 	if (sample)
 		rtt_us = ktime_us_delta(ktime_get(), req->sent_at);
 	xa_unlock_bh(&psk->reqs);
-
-	del_timer_sync(&req->timer);
-	prism_peer_answered(psk, req->peer, sample, rtt_us);
-	if (hdr->status == PRISM_S_OK)
-		prism_req_deliver(req, PRISM_S_OK);
-	else
-		prism_req_fail(req, hdr->status);
-	prism_req_free(req);
-	return;
-forged:
-	prism_stat_add(net, psk, PRISM_STAT_RESP_FORGED, 1);
+	prism_req_finish(req, hdr->status, sample, rtt_us);
 	return;
 drop:
 	prism_stat_add(net, psk, PRISM_STAT_RX_DROPPED, 1);
@@ -736,13 +792,16 @@ drop:
  * prism_req_finish() - complete a chain its owner took out of the set
  * @req: the chain, unlinked (prism_req_unlink())
  * @status: PRISM_S_OK: its completion is built; else the chain's status
+ * @sample: @rtt_us is an RTT sample of its target (Karn)
+ * @rtt_us: from its last transmission to its answer
  *
  * Context: Softirq or process context, no reqs lock held.
  */
-void prism_req_finish(struct prism_req *req, u8 status)
+void prism_req_finish(struct prism_req *req, u8 status, bool sample,
+		      u32 rtt_us)
 {
 	del_timer_sync(&req->timer);
-	prism_peer_answered(req->psk, req->peer, false, 0);
+	prism_peer_answered(req->psk, req->peer, sample, rtt_us);
 	if (status == PRISM_S_OK)
 		prism_req_deliver(req, PRISM_S_OK);
 	else

@@ -68,8 +68,16 @@ struct prism_req {
 };
 
 /* client.c */
+int prism_results_check(const struct prism_wres *wres, u8 nops, u32 room);
+void prism_completion_head_put(struct prism_msg *msg,
+			       const struct prism_req *req,
+			       const struct prism_wres *wres);
 void prism_req_unlink(struct prism_sock *psk, struct prism_req *req);
-void prism_req_finish(struct prism_req *req, u8 status);
+struct prism_req *prism_req_of_frame(struct prism_sock *psk,
+				     const struct prism_whdr *hdr,
+				     const u8 *src_mac, bool *forged);
+void prism_req_finish(struct prism_req *req, u8 status, bool sample,
+		      u32 rtt_us);
 
 /* client_seg.c */
 int prism_req_large_init(struct prism_req *req, struct net_device *dev,

@@ -188,19 +188,10 @@ int prism_req_large_init(struct prism_req *req, struct net_device *dev,
 	if ((req->body || resp_len > cap) && seg_size < PRISM_SEG_MIN)
 		return -EMSGSIZE;
 	if (req->body) {
-		n = prism_seg_count(body_len, seg_size);
-		req->tx = kzalloc(sizeof(*req->tx) +
-				  BITS_TO_LONGS(n) * sizeof(long),
-				  GFP_KERNEL_ACCOUNT);
+		req->tx = prism_seg_tx_new(body_len, seg_size,
+					   GFP_KERNEL_ACCOUNT);
 		if (!req->tx)
 			return -ENOMEM;
-		req->tx->sent_seq = kvcalloc(n, sizeof(u32),
-					     GFP_KERNEL_ACCOUNT);
-		if (!req->tx->sent_seq)
-			return -ENOMEM;
-		prism_seg_tx_init(req->tx, body_len, seg_size,
-				  (unsigned long *)(req->tx + 1),
-				  req->tx->sent_seq);
 		err = prism_req_sreq(req, body_len, seg_size, cap, timeout_ms);
 		if (err)
 			return err;
@@ -227,11 +218,8 @@ int prism_req_large_init(struct prism_req *req, struct net_device *dev,
  */
 void prism_req_large_free(struct prism_req *req)
 {
-	if (req->tx) {
-		kvfree(req->tx->sent_seq);
-		kfree(req->tx);
-		req->tx = NULL;
-	}
+	prism_seg_tx_delete(req->tx);
+	req->tx = NULL;
 	kvfree(req->body);
 	req->body = NULL;
 	if (req->rx)
@@ -322,14 +310,7 @@ void prism_req_tx_first(struct prism_req *req, struct net_device *dev,
 void prism_req_tx_restart(struct prism_req *req, struct net_device *dev,
 			  struct sk_buff_head *out)
 {
-	struct prism_seg_tx *tx = req->tx;
-	u32 reorder = tx->reorder;
-
-	bitmap_zero(tx->acked, tx->nsegs);
-	memset(tx->sent_seq, 0, tx->nsegs * sizeof(*tx->sent_seq));
-	prism_seg_tx_init(tx, tx->msg_len, tx->seg_size, tx->acked,
-			  tx->sent_seq);
-	tx->reorder = reorder;
+	prism_seg_tx_restart(req->tx);
 	prism_req_tx_first(req, dev, out);
 }
 
@@ -398,36 +379,18 @@ static void prism_req_rx_store(struct prism_req *req, u32 off,
 static bool prism_req_rx_finish(struct prism_req *req, u32 msg_len)
 {
 	u32 res_bytes = req->nops * sizeof(struct prism_wres);
-	u32 head = prism_completion_head(req->nops);
 	struct sk_buff *skb = req->cskb;
-	struct prism_msg *msg;
-	u32 i, olen, out = 0;
+	int used;
 
 	if (msg_len < res_bytes)
 		return false;
-	for (i = 0; i < req->nops; i++) {
-		olen = ntohl(req->wres[i].len);
-		if (req->wres[i].status > PRISM_S_MAX ||
-		    olen > msg_len - res_bytes - out ||
-		    PRISM_PAD8(olen) > msg_len - res_bytes - out)
-			return false;
-		out += PRISM_PAD8(olen);
-	}
-	if (out != msg_len - res_bytes || pskb_trim(skb, head + out))
+	used = prism_results_check(req->wres, req->nops, msg_len - res_bytes);
+	if (used < 0 || used != msg_len - res_bytes ||
+	    pskb_trim(skb, prism_completion_head(req->nops) + used))
 		return false;
-	msg = (struct prism_msg *)skb->data;
-	msg->kind = PRISM_MSG_COMPLETION;
-	msg->nops = req->nops;
-	msg->user_data = req->user_data;
-	out = head;
-	for (i = 0; i < req->nops; i++) {
-		olen = ntohl(req->wres[i].len);
-		msg->res[i].status = req->wres[i].status;
-		msg->res[i].len = olen;
-		msg->res[i].offset = olen ? out : 0;
-		out += PRISM_PAD8(olen);
-	}
-	msg->len = skb->len;
+	prism_completion_head_put((struct prism_msg *)skb->data, req,
+				  req->wres);
+	((struct prism_msg *)skb->data)->len = skb->len;
 	return true;
 }
 
@@ -449,33 +412,6 @@ bool prism_req_rx_whole(struct prism_req *req, const struct sk_buff *skb,
 		return false;
 	prism_req_rx_store(req, 0, skb, sizeof(struct prism_whdr), len);
 	return prism_req_rx_finish(req, len);
-}
-
-/*
- * The chain of a segment or grant frame from its target, NULL if none; the
- * reqs lock held.  A frame with a wrong session, or naming a chain that is
- * not its source's, is forged (counted here).
- */
-static struct prism_req *prism_frame_req(struct prism_sock *psk,
-					 const struct prism_whdr *hdr,
-					 const u8 *src_mac)
-{
-	struct net *net = sock_net(&psk->sk);
-	struct prism_req *req;
-
-	/* Our session value is not known off-path: anything else is forged. */
-	if (ntohl(hdr->session) != psk->session)
-		goto forged;
-	req = xa_load(&psk->reqs, be64_to_cpu(hdr->req_id) - psk->id_base);
-	if (!req)
-		return NULL;
-	if (req->nops == hdr->nops &&
-	    req->dst.sprism_ep == ntohl(hdr->src_ep) &&
-	    ether_addr_equal(req->dst.sprism_mac, src_mac))
-		return req;
-forged:
-	prism_stat_add(net, psk, PRISM_STAT_RESP_FORGED, 1);
-	return NULL;
 }
 
 /* Set up req's receiver from the first segment of its answer. */
@@ -525,7 +461,7 @@ void prism_client_seg(struct prism_sock *psk, struct sk_buff *skb,
 	int ret;
 
 	xa_lock_bh(&psk->reqs);
-	req = prism_frame_req(psk, hdr, src_mac);
+	req = prism_req_of_frame(psk, hdr, src_mac, NULL);
 	ret = -EINVAL;
 	if (req && req->rx && !ws->reserved && !ws->timeout_ms &&
 	    (req->rx_started || prism_req_rx_start(req, hdr, ws)) &&
@@ -557,7 +493,7 @@ void prism_client_seg(struct prism_sock *psk, struct sk_buff *skb,
 	if (gskb)
 		prism_xmit_frame(gskb, dev, src_mac);
 	if (done)
-		prism_req_finish(req, PRISM_S_OK);
+		prism_req_finish(req, PRISM_S_OK, false, 0);
 }
 
 /**
@@ -590,7 +526,7 @@ void prism_client_grant(struct prism_sock *psk, struct sk_buff *skb,
 		goto drop;
 	dev = dev_get_by_index_rcu(net, psk->ifindex);
 	xa_lock_bh(&psk->reqs);
-	req = prism_frame_req(psk, hdr, src_mac);
+	req = prism_req_of_frame(psk, hdr, src_mac, NULL);
 	if (!req || !req->tx || !dev || ntohl(wg->msg_len) != req->tx->msg_len ||
 	    prism_seg_tx_ack(req->tx, &g, &hi)) {
 		xa_unlock_bh(&psk->reqs);

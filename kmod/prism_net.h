@@ -250,9 +250,11 @@ bool prism_region_snap(struct prism_sock *psk, u64 rkey,
 bool prism_fl_snap(struct prism_sock *psk, u32 id, struct prism_nl_fl_ev *ev);
 void prism_notify_fl(struct prism_sock *psk, u8 cmd, u32 id);
 
-/* rcache.c */
+/* serve.c */
 void prism_serve_request(struct net *net, struct sk_buff *skb,
 			 const struct prism_whdr *hdr, const u8 *src_mac);
+
+/* rcache.c */
 void prism_sessions_init(struct prism_sock *psk);
 void prism_sessions_destroy(struct prism_sock *psk);
 

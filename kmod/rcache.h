@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * Target side, shared by rcache.c (sessions, reply cache, serving chains)
- * and serve_seg.c (chains and answers larger than one frame).
+ * Target side, shared by rcache.c (sessions, reply cache, reassemblies),
+ * serve.c (serving chains) and serve_seg.c (chains and answers larger than
+ * one frame).
  */
 #ifndef _PRISM_RCACHE_H
 #define _PRISM_RCACHE_H
@@ -16,6 +17,8 @@
 #define PRISM_SESSION_REASM	32
 /* Bytes of request reassembly one target socket may hold, all sessions. */
 #define PRISM_REASM_BYTES	(32U << 20)
+/* Allocations for a target socket's clients (prism_client_alloc()). */
+#define PRISM_CLIENT_GFP	(GFP_ATOMIC | __GFP_ACCOUNT | __GFP_NOWARN)
 /* Period of the check for reassemblies past their chain's deadline. */
 #define PRISM_REASM_TICK	(HZ / 10)
 
@@ -113,21 +116,34 @@ struct prism_session *prism_session_get(struct prism_sock *psk, const u8 *mac,
 struct prism_session *prism_session_find(struct prism_sock *psk,
 					 const u8 *mac, u32 ep, u32 nonce);
 void prism_session_advance(struct prism_session *s, u64 floor);
+u32 prism_cached_size(u32 frame_len);
+void prism_cached_free(struct prism_session *s, struct prism_cached **slot);
+bool prism_rcache_reserve(struct prism_sock *psk, u32 frame_len);
+void prism_rcache_unreserve(struct prism_sock *psk, bool reserved,
+			    u32 frame_len);
+bool prism_cached_segment(struct prism_session *s, struct net_device *dev,
+			  struct prism_cached *c);
+void prism_cached_xmit(struct prism_session *s, struct prism_cached *c,
+		       struct net_device *dev, const struct prism_grant *g,
+		       struct sk_buff_head *out);
+void prism_xmit_list(struct sk_buff_head *list, struct net_device *dev,
+		     const u8 *mac);
+void prism_reasm_detach(struct prism_session *s, struct prism_reasm *r);
 void prism_reasm_free(struct prism_session *s, struct prism_reasm *r);
 void prism_reasm_release(struct prism_sock *psk, struct prism_reasm *r);
 void prism_reasm_expire_arm(struct prism_sock *psk);
-bool prism_chain_authentic(struct prism_sock *psk, const u8 *body,
-			   u32 body_len, u8 nops);
-void prism_reply_hdr(struct prism_whdr *rhdr, const struct prism_whdr *hdr);
-void prism_xmit_list(struct sk_buff_head *list, struct net_device *dev,
-		     const u8 *mac);
+
+/* serve.c */
 bool prism_admit(struct prism_sock *psk);
+void prism_reply_hdr(struct prism_whdr *rhdr, const struct prism_whdr *hdr);
 void prism_reply_status(struct net_device *dev, const struct prism_whdr *hdr,
 			const u8 *src_mac, u8 status);
 void prism_refuse(struct net *net, struct net_device *dev,
 		  const struct prism_whdr *hdr, const u8 *src_mac, u8 status);
 bool prism_psk_authentic(struct prism_sock *psk, const struct prism_op *op,
 			 bool *only_send);
+bool prism_chain_authentic(struct prism_sock *psk, const u8 *body,
+			   u32 body_len, u8 nops);
 void prism_nack(struct prism_sock *psk, struct net_device *dev,
 		const struct prism_whdr *hdr, const u8 *src_mac, u8 why);
 bool prism_refuse_unchecked(struct net *net, struct net_device *dev,
@@ -136,8 +152,5 @@ bool prism_refuse_unchecked(struct net *net, struct net_device *dev,
 			    u32 resp_len);
 void prism_serve_chain(struct prism_sock *psk, struct net_device *dev,
 		       const struct prism_chain_in *in, const u8 *src_mac);
-void prism_cached_xmit(struct prism_session *s, struct prism_cached *c,
-		       struct net_device *dev, const struct prism_grant *g,
-		       struct sk_buff_head *out);
 
 #endif /* _PRISM_RCACHE_H */

@@ -10,6 +10,7 @@
 #include <linux/errno.h>
 #include <linux/export.h>
 #include <linux/mm.h>
+#include <linux/slab.h>
 #include <linux/vmalloc.h>
 #include <linux/pkt_sched.h>
 #include <kunit/visibility.h>
@@ -202,6 +203,69 @@ void prism_seg_tx_init(struct prism_seg_tx *tx, u32 msg_len, u32 seg_size,
 	tx->sent_seq = sent_seq;
 }
 EXPORT_SYMBOL_IF_KUNIT(prism_seg_tx_init);
+
+/**
+ * prism_seg_tx_new() - a sender for a message, with its bitmap and array
+ * @msg_len: bytes of the message, at least 1
+ * @seg_size: bytes of each segment but the last, at least 1
+ * @gfp: allocation flags (process context or GFP_ATOMIC)
+ *
+ * Context: Any context @gfp allows.
+ * Return: the sender, as prism_seg_tx_init() leaves it, or NULL if out of
+ * memory.  Free it with prism_seg_tx_delete().
+ */
+struct prism_seg_tx *prism_seg_tx_new(u32 msg_len, u32 seg_size, gfp_t gfp)
+{
+	u32 n = prism_seg_count(msg_len, seg_size);
+	struct prism_seg_tx *tx;
+
+	tx = kzalloc(sizeof(*tx) + BITS_TO_LONGS(n) * sizeof(long), gfp);
+	if (!tx)
+		return NULL;
+	tx->sent_seq = kvcalloc(n, sizeof(*tx->sent_seq), gfp);
+	if (!tx->sent_seq) {
+		kfree(tx);
+		return NULL;
+	}
+	prism_seg_tx_init(tx, msg_len, seg_size, (unsigned long *)(tx + 1),
+			  tx->sent_seq);
+	return tx;
+}
+
+/**
+ * prism_seg_tx_delete() - free a sender of prism_seg_tx_new()
+ * @tx: the sender, or NULL
+ *
+ * Context: Any context.
+ */
+void prism_seg_tx_delete(struct prism_seg_tx *tx)
+{
+	if (!tx)
+		return;
+	kvfree(tx->sent_seq);
+	kfree(tx);
+}
+
+/**
+ * prism_seg_tx_restart() - send a message again from its first segment
+ * @tx: the sender
+ *
+ * Forgets what was sent and acknowledged (the receiver kept none of it);
+ * keeps the reorder threshold learnt.
+ *
+ * Context: Any context.
+ */
+void prism_seg_tx_restart(struct prism_seg_tx *tx)
+{
+	u32 reorder = tx->reorder;
+
+	bitmap_zero(tx->acked, tx->nsegs);
+	memset(tx->sent_seq, 0, tx->nsegs * sizeof(*tx->sent_seq));
+	prism_seg_tx_init(tx, tx->msg_len, tx->seg_size, tx->acked,
+			  tx->sent_seq);
+	tx->reorder = reorder;
+}
+EXPORT_SYMBOL_IF_KUNIT(prism_seg_tx_restart);
 
 /* Acknowledge segment i; remember the latest transmission acknowledged. */
 static void prism_seg_tx_ack_one(struct prism_seg_tx *tx, u32 i, u32 *hi_seq)

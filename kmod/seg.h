@@ -169,6 +169,9 @@ void prism_seg_rx_grant(struct prism_seg_rx *rx, u8 flags,
 			struct prism_grant *g);
 void prism_seg_tx_init(struct prism_seg_tx *tx, u32 msg_len, u32 seg_size,
 		       unsigned long *acked, u32 *sent_seq);
+struct prism_seg_tx *prism_seg_tx_new(u32 msg_len, u32 seg_size, gfp_t gfp);
+void prism_seg_tx_delete(struct prism_seg_tx *tx);
+void prism_seg_tx_restart(struct prism_seg_tx *tx);
 int prism_seg_tx_ack(struct prism_seg_tx *tx, const struct prism_grant *g,
 		     u32 *hi_seq);
 u32 prism_seg_tx_pick(struct prism_seg_tx *tx, bool probe, u32 hi_seq,

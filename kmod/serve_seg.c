@@ -326,9 +326,7 @@ void prism_serve_seg(struct net *net, struct sk_buff *skb,
 	if (r->rx.count == r->rx.nsegs) {
 		/* Out of the session: nothing else can reach it now. */
 		done = true;
-		for (idx = 0; idx < PRISM_SESSION_REASM; idx++)
-			if (s->reasm[idx] == r)
-				s->reasm[idx] = NULL;
+		prism_reasm_detach(s, r);
 	}
 	spin_unlock(&s->lock);
 	prism_stat_add(net, psk, PRISM_STAT_SEGS_RECEIVED, 1);

@@ -235,6 +235,16 @@ static void tx_resends_only_missing(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, tx.base, T_NSEGS);
 	KUNIT_EXPECT_EQ(test, prism_seg_tx_pick(&tx, true, 0, todo,
 						ARRAY_SIZE(todo), &resent), 0U);
+
+	/* Restarted (the receiver lost it all): from segment 0, as learnt. */
+	prism_seg_tx_restart(&tx);
+	KUNIT_EXPECT_EQ(test, tx.base, 0U);
+	KUNIT_EXPECT_EQ(test, tx.reorder, 8U);
+	KUNIT_EXPECT_FALSE(test, test_bit(0, acked));
+	n = prism_seg_tx_pick(&tx, false, 0, todo, ARRAY_SIZE(todo), &resent);
+	KUNIT_EXPECT_EQ(test, n, T_NSEGS);
+	KUNIT_EXPECT_EQ(test, todo[0], 0U);
+	KUNIT_EXPECT_EQ(test, sent_seq[0], 1U);
 }
 
 /* Grants the sender cannot have earned are refused. */
