@@ -13,8 +13,19 @@
  *
  * Retransmission follows RFC 6298 per peer: smoothed RTT from chains that
  * were sent once (Karn), RTO doubled on every retransmission, bounded by
- * the socket's PRISM_RETRIES and the chain's deadline.  A NACK does not
+ * the socket's PRISM_RETRIES and the chain's deadline; the timers are soft
+ * hrtimers, so that the timeout may be well under a jiffy.  A NACK does not
  * count as a try: the chain was not run, and is resent after a backoff.
+ *
+ * Congestion control (cc.c) gives each peer a window of chains in flight,
+ * and the socket one across its peers.  A chain submitted while either is
+ * full, or while older chains to its peer wait, is held (not sent; its
+ * timer is its deadline) on its peer's held list; the peer is on the
+ * socket's cc_ready list while it holds chains.  Whoever completes a chain
+ * (prism_req_finish(), the timer) then sends what the windows have room
+ * for, taking the ready peers in turn (prism_cc_kick()).  A chain leaves
+ * the socket's window at its first retransmission: a silent target keeps
+ * its own window full, but not the socket's.
  *
  * Request ids are per socket, but the ack floor and the window are per
  * peer (target endpoint), because each target keeps one reply cache per
@@ -28,7 +39,6 @@
 #include <linux/etherdevice.h>
 #include <linux/slab.h>
 #include <linux/random.h>
-#include <linux/jhash.h>
 #include "client.h"
 #include "trace.h"
 
@@ -60,137 +70,43 @@ void prism_client_init(struct prism_sock *psk)
 	psk->retries = PRISM_DEFAULT_RETRIES;
 	spin_lock_init(&psk->peer_lock);
 	hash_init(psk->peers);
-}
-
-/* ---------------------------------------------------------------------------
- * Peers: RTT estimation per target endpoint.
- */
-static u32 prism_peer_key(const u8 *mac, u32 ep)
-{
-	return jhash(mac, ETH_ALEN, ep);
-}
-
-/**
- * prism_peer_find() - look up what a socket knows of a target endpoint
- * @psk: client socket
- * @mac: MAC address of the target
- * @ep: endpoint id of the target
- *
- * Context: Caller holds @psk->peer_lock.
- * Return: the peer, or NULL if @psk has not sent a chain to (@mac, @ep).
- */
-struct prism_peer *prism_peer_find(struct prism_sock *psk, const u8 *mac,
-				   u32 ep)
-{
-	struct prism_peer *p;
-
-	hash_for_each_possible(psk->peers, p, node, prism_peer_key(mac, ep))
-		if (p->ep == ep && ether_addr_equal(p->mac, mac))
-			return p;
-	return NULL;
-}
-
-/* The peer of dst, created on first use; ERR_PTR() on failure. */
-static struct prism_peer *prism_peer_get(struct prism_sock *psk,
-					 const struct sockaddr_prism *dst)
-{
-	u32 key = prism_peer_key(dst->sprism_mac, dst->sprism_ep);
-	struct prism_peer *p;
-
-	spin_lock_bh(&psk->peer_lock);
-	p = prism_peer_find(psk, dst->sprism_mac, dst->sprism_ep);
-	if (p)
-		goto out;
-	/* Like IP_ADD_MEMBERSHIP past its limit: no room for one more. */
-	p = ERR_PTR(-ENOBUFS);
-	if (psk->npeers >= PRISM_MAX_PEERS)
-		goto out;
-	p = kzalloc(sizeof(*p), GFP_ATOMIC | __GFP_ACCOUNT);
-	if (!p) {
-		p = ERR_PTR(-ENOMEM);
-		goto out;
-	}
-	ether_addr_copy(p->mac, dst->sprism_mac);
-	p->ep = dst->sprism_ep;
-	INIT_LIST_HEAD(&p->reqs);
-	p->rto_us = PRISM_RTO_INIT_US;
-	p->seg_reorder = PRISM_SEG_REORDER;
-	hash_add(psk->peers, &p->node, key);
-	psk->npeers++;
-out:
-	spin_unlock_bh(&psk->peer_lock);
-	return p;
-}
-
-/*
- * The peer answered a chain; it gives an RTT sample if it was sent once
- * (Karn).  Caller: BH disabled.
- */
-static void prism_peer_answered(struct prism_sock *psk, struct prism_peer *p,
-				bool sent_once, u32 rtt_us)
-{
-	u32 delta, rto;
-
-	spin_lock(&psk->peer_lock);
-	p->answered++;
-	if (!sent_once)
-		goto unlock;
-	if (!p->srtt_us) {
-		p->srtt_us = max(rtt_us, 1U);
-		p->rttvar_us = rtt_us / 2;
-	} else {
-		delta = p->srtt_us > rtt_us ? p->srtt_us - rtt_us :
-						 rtt_us - p->srtt_us;
-		p->rttvar_us = (3 * p->rttvar_us + delta) / 4;
-		p->srtt_us = max((7 * p->srtt_us + rtt_us) / 8, 1U);
-	}
-	rto = p->srtt_us + max(4 * p->rttvar_us, jiffies_to_usecs(1));
-	WRITE_ONCE(p->rto_us, clamp(rto, PRISM_RTO_MIN_US, PRISM_RTO_MAX_US));
-unlock:
-	spin_unlock(&psk->peer_lock);
-}
-
-static void prism_peer_count(struct prism_sock *psk, u64 *counter)
-{
-	spin_lock_bh(&psk->peer_lock);
-	(*counter)++;
-	spin_unlock_bh(&psk->peer_lock);
-}
-
-static void prism_peers_destroy(struct prism_sock *psk)
-{
-	struct hlist_node *tmp;
-	struct prism_peer *p;
-	int bkt;
-
-	hash_for_each_safe(psk->peers, bkt, tmp, p, node) {
-		hash_del(&p->node);
-		kfree(p);
-	}
-	psk->npeers = 0;
+	/* Only local delay closes it: dead targets must not (see below). */
+	prism_cc_init(&psk->cc);
+	psk->cc.cwnd = PRISM_CC_MAX;
+	INIT_LIST_HEAD(&psk->cc_ready);
 }
 
 /* Delay before the next transmission: RTO doubled per try or per NACK. */
-static unsigned long prism_req_backoff(const struct prism_req *req)
+static u64 prism_req_backoff_ns(const struct prism_req *req)
 {
 	u32 shift = min(req->nacked ? req->nacks : req->tries - 1, 16U);
-	u64 us = (u64)READ_ONCE(req->peer->rto_us) << shift;
+	u64 us = (u64)READ_ONCE(req->peer->rtt.rto_us) << shift;
 
 	us = min_t(u64, us, PRISM_RTO_MAX_US);
 	/* Spread the NACKed clients, so they do not all come back at once. */
 	if (req->nacked)
 		us += get_random_u32_below(us / 2 + 1);
-	return usecs_to_jiffies(us) ?: 1;
+	return us * NSEC_PER_USEC;
 }
 
-/* Arm the timer for the next try, or the deadline if that comes first. */
-static void prism_req_arm(struct prism_req *req)
+/**
+ * prism_req_arm() - arm a chain's timer
+ * @req: the chain
+ *
+ * For its next try (RTO doubled per try, or per NACK with jitter), or its
+ * deadline if that comes first; a held chain only has its deadline.
+ *
+ * Context: The reqs lock held, or @req not yet published.
+ */
+void prism_req_arm(struct prism_req *req)
 {
-	unsigned long when = jiffies + prism_req_backoff(req);
+	ktime_t when = req->deadline;
 
-	if (time_after(when, req->deadline))
-		when = req->deadline;
-	mod_timer(&req->timer, when);
+	if (!req->held)
+		when = min_t(ktime_t, when,
+			     ktime_add_ns(ktime_get(),
+					  prism_req_backoff_ns(req)));
+	hrtimer_start(&req->timer, when, HRTIMER_MODE_ABS_SOFT);
 }
 
 /* ---------------------------------------------------------------------------
@@ -259,14 +175,59 @@ static void prism_req_fail(struct prism_req *req, u8 status)
  * Transmission.
  */
 
-/* Oldest id outstanding to peer, or next_req_id if none; reqs lock held. */
-static u64 prism_ack_floor(struct prism_sock *psk, struct prism_peer *peer)
+/**
+ * prism_ack_floor() - the ack floor of a target
+ * @psk: client socket
+ * @peer: the target
+ *
+ * Context: The reqs lock held.
+ * Return: the oldest id outstanding to @peer, or the next id if none.
+ */
+u64 prism_ack_floor(struct prism_sock *psk, struct prism_peer *peer)
 {
 	struct prism_req *oldest;
 
 	oldest = list_first_entry_or_null(&peer->reqs, struct prism_req,
 					  peer_node);
 	return oldest ? oldest->id : psk->next_req_id;
+}
+
+/**
+ * prism_req_skb() - a frame carrying a chain's REQ or SREQ
+ * @dev: interface to send it on
+ * @req: the chain
+ * @gfp: allocation flags
+ *
+ * The caller fills in what changes (ack floor).
+ *
+ * Context: Any context @gfp allows.
+ * Return: the frame, or NULL if out of memory.
+ */
+struct sk_buff *prism_req_skb(struct net_device *dev,
+			      const struct prism_req *req, gfp_t gfp)
+{
+	struct sk_buff *skb;
+
+	skb = prism_alloc_frame(dev, req->frame_len, gfp);
+	if (skb)
+		skb_put_data(skb, req->frame, req->frame_len);
+	return skb;
+}
+
+/**
+ * prism_set_floor() - put an ack floor in a chain's request
+ * @req: the chain (its saved frame gets it too, for resends)
+ * @skb: a frame from prism_req_skb()
+ * @floor: from prism_ack_floor()
+ *
+ * Context: The reqs lock held.
+ */
+void prism_set_floor(struct prism_req *req, struct sk_buff *skb, u64 floor)
+{
+	__be64 v = cpu_to_be64(floor + req->psk->id_base);
+
+	((struct prism_whdr *)req->frame)->ack_floor = v;
+	((struct prism_whdr *)skb->data)->ack_floor = v;
 }
 
 /**
@@ -293,6 +254,9 @@ struct prism_req *prism_req_of_frame(struct prism_sock *psk,
 	if (ntohl(hdr->session) == psk->session) {
 		req = xa_load(&psk->reqs,
 			      be64_to_cpu(hdr->req_id) - psk->id_base);
+		/* A held chain was not sent: nothing can answer it yet. */
+		if (req && req->held)
+			req = NULL;
 		if (!req || (req->nops == hdr->nops &&
 			     req->dst.sprism_ep == ntohl(hdr->src_ep) &&
 			     ether_addr_equal(req->dst.sprism_mac, src_mac))) {
@@ -318,39 +282,19 @@ void prism_req_unlink(struct prism_sock *psk, struct prism_req *req)
 {
 	__xa_erase(&psk->reqs, req->id);
 	list_del(&req->peer_node);
+	prism_cc_drop(psk, req);
 }
 
-/* A frame carrying req's bytes; the caller fills in what changes. */
-static struct sk_buff *prism_req_skb(struct net_device *dev,
-				     const struct prism_req *req, gfp_t gfp)
+static enum hrtimer_restart prism_req_timer(struct hrtimer *t)
 {
-	struct sk_buff *skb;
-
-	skb = prism_alloc_frame(dev, req->frame_len, gfp);
-	if (skb)
-		skb_put_data(skb, req->frame, req->frame_len);
-	return skb;
-}
-
-static void prism_set_floor(struct prism_req *req, struct sk_buff *skb,
-			    u64 floor)
-{
-	__be64 v = cpu_to_be64(floor + req->psk->id_base);
-
-	((struct prism_whdr *)req->frame)->ack_floor = v;
-	((struct prism_whdr *)skb->data)->ack_floor = v;
-}
-
-static void prism_req_timer(struct timer_list *t)
-{
-	struct prism_req *req = from_timer(req, t, timer);
+	struct prism_req *req = container_of(t, struct prism_req, timer);
 	struct prism_sock *psk = req->psk;
 	struct net *net = sock_net(&psk->sk);
 	struct net_device *dev = NULL;
 	struct sk_buff *skb = NULL;
 	struct sk_buff_head segs;
 	u8 dst_mac[ETH_ALEN];
-	bool restart = false;
+	bool restart = false, kick = false;
 	u8 status = 0;
 
 	__skb_queue_head_init(&segs);
@@ -359,16 +303,21 @@ static void prism_req_timer(struct timer_list *t)
 	/* Lost the race to a response or teardown: they own req. */
 	if (xa_load(&psk->reqs, req->id) != req)
 		goto unlock;
-	if (time_after_eq(jiffies, req->deadline) ||
-	    (!req->nacked && !req->progress &&
+	if (ktime_compare(ktime_get(), req->deadline) >= 0 ||
+	    (!req->held && !req->nacked && !req->progress &&
 	     req->tries >= READ_ONCE(psk->retries))) {
 		prism_req_unlink(psk, req);
 		status = req->nacked ? PRISM_S_NACK : PRISM_S_TIMEOUT;
 		goto unlock;
 	}
+	if (req->held) {
+		/* Still waiting for a window: only the deadline counts. */
+		prism_req_arm(req);
+		goto unlock;
+	}
 	if (req->progress ||
 	    ((req->tx || req->rx) &&
-	     !prism_req_stalled(req, usecs_to_jiffies(READ_ONCE(req->peer->rto_us))))) {
+	     !prism_req_stalled(req, usecs_to_jiffies(READ_ONCE(req->peer->rtt.rto_us))))) {
 		/* A large chain or answer is moving: not a loss. */
 		req->progress = false;
 		req->tries = 1;
@@ -378,13 +327,14 @@ static void prism_req_timer(struct timer_list *t)
 	trace_prism_chain_retransmit(psk->ep, req->dst.sprism_ep,
 				     req->id + psk->id_base,
 				     req->nacked ? req->tries : req->tries + 1,
-				     READ_ONCE(req->peer->rto_us), req->nacked);
+				     READ_ONCE(req->peer->rtt.rto_us), req->nacked);
 	if (req->nacked) {
 		req->nacked = false;
 		/* Not run, and the target kept none of its data. */
 		restart = !!req->tx;
 	} else {
 		req->tries++;
+		kick = prism_cc_lost(psk, req);
 		WRITE_ONCE(req->peer->retransmits, req->peer->retransmits + 1);
 		prism_stat_add(net, psk, PRISM_STAT_RETRANSMITS, 1);
 	}
@@ -413,6 +363,7 @@ unlock:
 	if (status) {
 		prism_req_fail(req, status);
 		prism_req_free(req);
+		prism_cc_kick(psk);
 	} else if (skb) {
 		/* The SREQ, then the first window (BHs are off: in order). */
 		prism_stat_add(net, psk, PRISM_STAT_SEGS_SENT,
@@ -421,7 +372,10 @@ unlock:
 		while ((skb = __skb_dequeue(&segs)))
 			prism_xmit_frame(skb, dev, dst_mac);
 	}
+	if (kick)
+		prism_cc_kick(psk);
 	rcu_read_unlock();
+	return HRTIMER_NORESTART;
 }
 
 /**
@@ -464,6 +418,7 @@ int prism_client_submit(struct prism_sock *psk, const struct sockaddr_prism *dst
 	struct prism_req *req;
 	struct sk_buff *skb;
 	u32 cap, resp_len, timeout;
+	bool req_held = false;
 	u64 floor;
 	int body_len, err;
 
@@ -559,7 +514,7 @@ int prism_client_submit(struct prism_sock *psk, const struct sockaddr_prism *dst
 	hdr->src_ep = htonl(psk->ep);
 	hdr->session = htonl(psk->session);
 	hdr->body_len = htons(req->frame_len - sizeof(*hdr));
-	hdr->reserved = 0;
+	hdr->delay = 0;
 	skb = prism_req_skb(dev, req, GFP_KERNEL);
 	if (!skb)
 		goto out_req;
@@ -568,7 +523,8 @@ int prism_client_submit(struct prism_sock *psk, const struct sockaddr_prism *dst
 	req->dst = *dst;
 	req->dst.sprism_ifindex = psk->ifindex;
 	req->tries = 1;
-	timer_setup(&req->timer, prism_req_timer, 0);
+	hrtimer_init(&req->timer, CLOCK_MONOTONIC, HRTIMER_MODE_ABS_SOFT);
+	req->timer.function = prism_req_timer;
 
 	err = -ENOBUFS;
 	if (atomic_inc_return(&psk->outstanding) > READ_ONCE(psk->max_outstanding))
@@ -590,18 +546,34 @@ int prism_client_submit(struct prism_sock *psk, const struct sockaddr_prism *dst
 		hdr->req_id = cpu_to_be64(req->id + psk->id_base);
 		((struct prism_whdr *)skb->data)->req_id = hdr->req_id;
 		prism_set_floor(req, skb, floor);
-		req->deadline = jiffies + msecs_to_jiffies(timeout);
+		req->deadline = ktime_add_ms(ktime_get(), timeout);
 		req->sent_at = ktime_get();
 		req->first_sent = req->sent_at;
+		req_held = !prism_cc_may_send(psk, req->peer);
+		if (req_held) {
+			/* Its frame is built again when it is sent. */
+			prism_req_hold(psk, req);
+		} else {
+			prism_cc_sent(psk, req);
+			if (req->tx)
+				prism_req_tx_first(req, dev, &segs);
+		}
 		prism_req_arm(req);
-		if (req->tx)
-			prism_req_tx_first(req, dev, &segs);
 	}
 	xa_unlock_bh(&psk->reqs);
 	if (err)
 		goto out_count;
 
 	prism_stat_add(net, psk, PRISM_STAT_CHAINS_SENT, 1);
+	if (req_held) {
+		/* req may be gone already: only its fate is known here. */
+		prism_stat_add(net, psk, PRISM_STAT_CC_HELD, 1);
+		kfree_skb(skb);
+		if (!prism_cc_enabled())
+			prism_cc_kick(psk);
+		dev_put(dev);
+		return 0;
+	}
 	prism_stat_add(net, psk, PRISM_STAT_SEGS_SENT, skb_queue_len(&segs));
 	/*
 	 * The first window is marked sent already: let no grant (a device
@@ -757,6 +729,7 @@ void prism_client_response(struct prism_sock *psk, struct sk_buff *skb,
 		req->nacked = true;
 		req->nacks++;
 		prism_req_arm(req);
+		prism_cc_nacked(psk, req);
 		trace_prism_chain_nack(PRISM_NACK_RECEIVED, psk->ep, src_mac,
 				       req->dst.sprism_ep,
 				       req->id + psk->id_base,
@@ -779,8 +752,10 @@ void prism_client_response(struct prism_sock *psk, struct sk_buff *skb,
 	 * one that is not a transfer of many frames.
 	 */
 	sample = req->tries == 1 && !req->tx && !req->rx_started;
-	if (sample)
+	if (sample) {
 		rtt_us = ktime_us_delta(ktime_get(), req->sent_at);
+		prism_cc_answer(psk, req->peer, skb, hdr, rtt_us);
+	}
 	xa_unlock_bh(&psk->reqs);
 	prism_req_finish(req, hdr->status, sample, rtt_us);
 	return;
@@ -800,13 +775,16 @@ drop:
 void prism_req_finish(struct prism_req *req, u8 status, bool sample,
 		      u32 rtt_us)
 {
-	del_timer_sync(&req->timer);
-	prism_peer_answered(req->psk, req->peer, sample, rtt_us);
+	struct prism_sock *psk = req->psk;
+
+	hrtimer_cancel(&req->timer);
+	prism_peer_answered(psk, req->peer, sample, rtt_us);
 	if (status == PRISM_S_OK)
 		prism_req_deliver(req, PRISM_S_OK);
 	else
 		prism_req_fail(req, status);
 	prism_req_free(req);
+	prism_cc_kick(psk);
 }
 
 static void prism_client_drain(struct prism_sock *psk, bool complete,
@@ -823,7 +801,7 @@ static void prism_client_drain(struct prism_sock *psk, bool complete,
 		}
 		prism_req_unlink(psk, req);
 		xa_unlock_bh(&psk->reqs);
-		del_timer_sync(&req->timer);
+		hrtimer_cancel(&req->timer);
 		if (complete)
 			prism_req_fail(req, status);
 		prism_req_free(req);
@@ -840,7 +818,7 @@ static void prism_client_drain(struct prism_sock *psk, bool complete,
  *
  * Context: Process context (the netdevice notifier, RTNL held, calls it
  * under rcu_read_lock()); takes the reqs lock and waits for running chain
- * timers (del_timer_sync()), so never from a chain timer.
+ * timers (hrtimer_cancel()), so never from a chain timer.
  */
 void prism_client_fail_all(struct prism_sock *psk, u8 status)
 {
@@ -854,7 +832,7 @@ void prism_client_fail_all(struct prism_sock *psk, u8 status)
  * After this and an RCU grace period, nothing of the client side is in use.
  *
  * Context: Process context, socket release, after @psk was unbound; waits
- * for running chain timers (del_timer_sync()).
+ * for running chain timers (hrtimer_cancel()).
  */
 void prism_client_release(struct prism_sock *psk)
 {

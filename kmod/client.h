@@ -1,11 +1,13 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * Client side, shared by client.c (chains) and client_seg.c (chains and
- * answers larger than one frame).
+ * Client side, shared by client.c (chains), client_peer.c (peers and
+ * congestion windows) and client_seg.c (chains and answers larger than one
+ * frame).
  */
 #ifndef _PRISM_CLIENT_H
 #define _PRISM_CLIENT_H
 
+#include <linux/hrtimer.h>
 #include "prism_net.h"
 #include "seg.h"
 
@@ -24,10 +26,10 @@
  * @resp_cap: largest valid response body
  * @user_data: of the chain, for its completion
  * @dst: target address
- * @deadline: jiffies
+ * @deadline: CLOCK_MONOTONIC (ktime_get())
  * @sent_at: last transmission
  * @first_sent: first transmission (tracing)
- * @timer: retransmission and deadline
+ * @timer: retransmission and deadline (a soft hrtimer: runs in softirq)
  * @cskb: the completion, preallocated
  * @frame_len: bytes at @frame
  * @frame: header and body of the REQ, or the SREQ of a multi-frame
@@ -36,6 +38,9 @@
  * @body: multi-frame request: its body (@tx.msg_len bytes)
  * @rx: answer larger than a frame possible: its segments; NULL otherwise
  * @rx_started: @rx was set up by the answer's first segment
+ * @held: waiting for room in a congestion window, never sent (reqs lock)
+ * @held_node: in &prism_peer.held while @held
+ * @local: counted in the socket's window (reqs lock)
  * @wres: answer in segments: its per-op results (the completion has the
  *        rest of the body in place)
  */
@@ -53,10 +58,10 @@ struct prism_req {
 	u32			resp_cap;
 	u64			user_data;
 	struct sockaddr_prism	dst;
-	unsigned long		deadline;
+	ktime_t			deadline;
 	ktime_t			sent_at;
 	ktime_t			first_sent;
-	struct timer_list	timer;
+	struct hrtimer		timer;
 	struct sk_buff		*cskb;
 	u32			frame_len;
 	u8			*frame;
@@ -64,10 +69,18 @@ struct prism_req {
 	u8			*body;
 	struct prism_seg_rx	*rx;
 	bool			rx_started;
+	bool			held;
+	struct list_head	held_node;
+	bool			local;
 	struct prism_wres	wres[PRISM_MAX_CHAIN];
 };
 
 /* client.c */
+void prism_req_arm(struct prism_req *req);
+u64 prism_ack_floor(struct prism_sock *psk, struct prism_peer *peer);
+struct sk_buff *prism_req_skb(struct net_device *dev,
+			      const struct prism_req *req, gfp_t gfp);
+void prism_set_floor(struct prism_req *req, struct sk_buff *skb, u64 floor);
 int prism_results_check(const struct prism_wres *wres, u8 nops, u32 room);
 void prism_completion_head_put(struct prism_msg *msg,
 			       const struct prism_req *req,
@@ -78,6 +91,25 @@ struct prism_req *prism_req_of_frame(struct prism_sock *psk,
 				     const u8 *src_mac, bool *forged);
 void prism_req_finish(struct prism_req *req, u8 status, bool sample,
 		      u32 rtt_us);
+
+/* client_peer.c */
+struct prism_peer *prism_peer_get(struct prism_sock *psk,
+				  const struct sockaddr_prism *dst);
+void prism_peer_answered(struct prism_sock *psk, struct prism_peer *p,
+			 bool sent_once, u32 rtt_us);
+void prism_peer_count(struct prism_sock *psk, u64 *counter);
+void prism_peers_destroy(struct prism_sock *psk);
+bool prism_cc_may_send(const struct prism_sock *psk,
+		       const struct prism_peer *peer);
+void prism_cc_sent(struct prism_sock *psk, struct prism_req *req);
+void prism_req_hold(struct prism_sock *psk, struct prism_req *req);
+void prism_cc_drop(struct prism_sock *psk, struct prism_req *req);
+bool prism_cc_lost(struct prism_sock *psk, struct prism_req *req);
+void prism_cc_nacked(struct prism_sock *psk, struct prism_req *req);
+void prism_cc_kick(struct prism_sock *psk);
+void prism_cc_answer(struct prism_sock *psk, struct prism_peer *peer,
+		     const struct sk_buff *skb, const struct prism_whdr *hdr,
+		     u32 rtt_us);
 
 /* client_seg.c */
 int prism_req_large_init(struct prism_req *req, struct net_device *dev,

@@ -64,6 +64,27 @@ void prism_xmit_frame(struct sk_buff *skb, struct net_device *dev,
 }
 
 /**
+ * prism_stamp_age_us() - how long ago the stack stamped a received frame
+ * @stamp: skb->tstamp of the frame (CLOCK_REALTIME; prism_dev_init() has
+ *         the stack stamp every frame on arrival in its receive queue)
+ *
+ * Context: Any context.
+ * Return: microseconds, at most 65535; 0 if @stamp is unset or not within
+ * the last second (a clock step).
+ */
+u32 prism_stamp_age_us(ktime_t stamp)
+{
+	s64 us;
+
+	if (!stamp)
+		return 0;
+	us = ktime_us_delta(ktime_get_real(), stamp);
+	if (us < 0 || us >= USEC_PER_SEC)
+		return 0;
+	return min_t(s64, us, U16_MAX);
+}
+
+/**
  * prism_queue_send() - queue a SEND op's data on the target socket
  * @psk: target socket
  * @src: address of the sender, returned by recvmsg() as msg_name
@@ -115,7 +136,7 @@ static int prism_dispatch(struct net *net, struct sk_buff *skb,
 	switch (hdr->type) {
 	case PRISM_T_REQ:
 	case PRISM_T_SREQ:
-		if (hdr->status || hdr->reserved)
+		if (hdr->status || hdr->delay)
 			return -EINVAL;
 		if (hdr->type == PRISM_T_REQ)
 			prism_serve_request(net, skb, hdr, src_mac);
@@ -123,13 +144,13 @@ static int prism_dispatch(struct net *net, struct sk_buff *skb,
 			prism_serve_sreq(net, skb, hdr, src_mac);
 		return 0;
 	case PRISM_T_SEG:
-		if (body_len < sizeof(struct prism_wseg) || hdr->reserved)
+		if (body_len < sizeof(struct prism_wseg) || hdr->delay)
 			return -EINVAL;
 		dir = ((const struct prism_wseg *)(hdr + 1))->dir;
 		break;
 	case PRISM_T_GRANT:
 		if (body_len != sizeof(struct prism_wgrant) || hdr->status ||
-		    hdr->reserved)
+		    hdr->delay)
 			return -EINVAL;
 		dir = ((const struct prism_wgrant *)(hdr + 1))->dir;
 		break;
@@ -265,6 +286,13 @@ int prism_dev_init(void)
 	if (err)
 		return err;
 	prism_packet_type.type = htons(prism_ethertype);
+	/*
+	 * Frames are stamped on arrival in the receive queue: the delays of
+	 * congestion control (cc.c).  This costs every received frame of the
+	 * host one clock read while the module is loaded, as a socket with
+	 * SO_TIMESTAMP would.
+	 */
+	net_enable_timestamp();
 	dev_add_pack(&prism_packet_type);
 	return 0;
 }
@@ -280,5 +308,6 @@ void prism_dev_exit(void)
 {
 	/* Waits for receivers still running. */
 	dev_remove_pack(&prism_packet_type);
+	net_disable_timestamp();
 	unregister_netdevice_notifier(&prism_netdev_notifier);
 }

@@ -44,10 +44,10 @@ static_assert(PRISM_STATS_ATTR_DUPLICATES - PRISM_STATS_ATTR_CHAINS_SENT ==
 	      PRISM_STAT_DUPLICATES);
 
 /* prism_nl_fill_peer() lists the peer counters in this order. */
-static_assert(PRISM_PEER_STATS_ATTR_RETRANSMITS -
-	      PRISM_PEER_STATS_ATTR_CHAINS_SENT == 4);
+static_assert(PRISM_PEER_STATS_ATTR_CC_CUTS -
+	      PRISM_PEER_STATS_ATTR_CHAINS_SENT == 5);
 static_assert(__PRISM_PEER_STATS_ATTR_MAX - 1 ==
-	      PRISM_PEER_STATS_ATTR_RETRANSMITS);
+	      PRISM_PEER_STATS_ATTR_CC_CUTS);
 
 /* Multicast groups, in the order of prism_nl_mcgrps[]. */
 enum prism_nl_mcgrp {
@@ -196,7 +196,10 @@ static int prism_nl_fill_ep(struct sk_buff *skb, struct prism_sock *psk,
 	return prism_nl_msg_end(skb, hdr, full);
 }
 
-/* Caller holds psk->peer_lock (chains and retransmits change without it). */
+/*
+ * Caller holds psk->peer_lock; what the reqs lock protects (chains,
+ * retransmits, the window) is read without it.
+ */
 static int prism_nl_fill_peer(struct sk_buff *skb, struct prism_sock *psk,
 			      const struct prism_peer *p, u32 portid, u32 seq,
 			      int flags)
@@ -204,7 +207,7 @@ static int prism_nl_fill_peer(struct sk_buff *skb, struct prism_sock *psk,
 	/* In enum prism_peer_stats_attr order, from CHAINS_SENT on. */
 	const u64 stats[] = {
 		READ_ONCE(p->chains), p->answered, p->timeouts, p->nacks,
-		READ_ONCE(p->retransmits),
+		READ_ONCE(p->retransmits), READ_ONCE(p->cc_cuts),
 	};
 	void *hdr;
 	bool full;
@@ -217,9 +220,17 @@ static int prism_nl_fill_peer(struct sk_buff *skb, struct prism_sock *psk,
 	      nla_put_u32(skb, PRISM_ATTR_IFINDEX, psk->ifindex) ||
 	      nla_put(skb, PRISM_ATTR_PEER_MAC, ETH_ALEN, p->mac) ||
 	      nla_put_u32(skb, PRISM_ATTR_PEER_EP, p->ep) ||
-	      nla_put_u32(skb, PRISM_ATTR_PEER_SRTT_US, p->srtt_us) ||
-	      nla_put_u32(skb, PRISM_ATTR_PEER_RTTVAR_US, p->rttvar_us) ||
-	      nla_put_u32(skb, PRISM_ATTR_PEER_RTO_US, READ_ONCE(p->rto_us)) ||
+	      nla_put_u32(skb, PRISM_ATTR_PEER_SRTT_US, p->rtt.srtt_us) ||
+	      nla_put_u32(skb, PRISM_ATTR_PEER_RTTVAR_US, p->rtt.rttvar_us) ||
+	      nla_put_u32(skb, PRISM_ATTR_PEER_RTO_US,
+			  READ_ONCE(p->rtt.rto_us)) ||
+	      nla_put_u32(skb, PRISM_ATTR_PEER_CWND,
+			  max(READ_ONCE(p->cc.cwnd) / PRISM_CC_ONE, 1U)) ||
+	      nla_put_u32(skb, PRISM_ATTR_PEER_INFLIGHT,
+			  READ_ONCE(p->cc.inflight)) ||
+	      nla_put_u32(skb, PRISM_ATTR_PEER_HELD, READ_ONCE(p->nheld)) ||
+	      nla_put_u32(skb, PRISM_ATTR_PEER_QDELAY_US,
+			  READ_ONCE(p->cc.delay_us)) ||
 	      prism_nl_put_counters(skb, PRISM_ATTR_PEER_STATS,
 				    PRISM_PEER_STATS_ATTR_CHAINS_SENT,
 				    PRISM_PEER_STATS_ATTR_PAD, stats,

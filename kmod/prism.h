@@ -58,7 +58,9 @@ enum prism_frame_type {
  * @req_id: per client socket: from a random base, never reused
  * @ack_floor: REQ: the client completed every id below
  * @body_len: bytes of body after the header
- * @reserved: 0
+ * @delay: RESP: microseconds from the request's arrival in the target's
+ *         receive queue to this answer, at most 65535, 0 if unknown (for
+ *         congestion control, cc.c); other types: 0
  */
 struct prism_whdr {
 	u8	version;
@@ -71,7 +73,7 @@ struct prism_whdr {
 	__be64	req_id;
 	__be64	ack_floor;
 	__be16	body_len;
-	__be16	reserved;
+	__be16	delay;
 } __packed;
 
 struct prism_wop {

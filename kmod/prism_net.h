@@ -12,6 +12,7 @@
 #include <linux/if_ether.h>
 #include <net/net_namespace.h>
 #include "prism.h"
+#include "cc.h"
 
 #define PRISM_DEFAULT_TIMEOUT_MS	1000
 #define PRISM_MAX_TIMEOUT_MS	60000
@@ -21,7 +22,6 @@
 
 /* Retransmission timeout bounds and start value (RFC 6298 style). */
 #define PRISM_RTO_INIT_US	50000
-#define PRISM_RTO_MIN_US	5000
 #define PRISM_RTO_MAX_US	1000000
 /* Peers a socket keeps RTT state for. */
 #define PRISM_MAX_PEERS		4096
@@ -93,9 +93,8 @@ struct prism_net {
  * @reqs: outstanding chains to the target, oldest first (reqs lock)
  * @chains: chains sent to the target (reqs lock)
  * @retransmits: retransmissions to the target (reqs lock)
- * @srtt_us: smoothed RTT, 0: no sample yet (&prism_sock.peer_lock)
- * @rttvar_us: RTT variation (&prism_sock.peer_lock)
- * @rto_us: retransmission timeout (&prism_sock.peer_lock)
+ * @rtt: RTT estimate and timeout (&prism_sock.peer_lock; the timeout is
+ *       read with READ_ONCE)
  * @answered: chains the target answered (&prism_sock.peer_lock)
  * @timeouts: chains to the target that timed out (&prism_sock.peer_lock)
  * @nacks: NACKs received from the target (&prism_sock.peer_lock)
@@ -103,6 +102,12 @@ struct prism_net {
  *               target (seg.h; READ_ONCE/WRITE_ONCE)
  * @seg_stamp: jiffies of the last grant or segment from the target that
  *             moved a chain on (READ_ONCE/WRITE_ONCE)
+ * @cc: congestion window of the target (reqs lock)
+ * @cc_cuts: reductions of @cc (reqs lock)
+ * @held: chains to the target waiting for room in a window, oldest first
+ *        (reqs lock)
+ * @nheld: chains in @held (reqs lock; READ_ONCE without it)
+ * @ready_node: in &prism_sock.cc_ready while @held is not empty (reqs lock)
  */
 struct prism_peer {
 	struct hlist_node	node;
@@ -111,14 +116,17 @@ struct prism_peer {
 	struct list_head	reqs;
 	u64			chains;
 	u64			retransmits;
-	u32			srtt_us;
-	u32			rttvar_us;
-	u32			rto_us;
+	struct prism_rtt	rtt;
 	u64			answered;
 	u64			timeouts;
 	u64			nacks;
 	u32			seg_reorder;
 	unsigned long		seg_stamp;
+	struct prism_cc		cc;
+	u64			cc_cuts;
+	struct list_head	held;
+	u32			nheld;
+	struct list_head	ready_node;
 };
 
 /**
@@ -142,6 +150,12 @@ struct prism_peer {
  * @peer_lock: protects @peers, @npeers and the RTT state of the peers
  * @peers: &struct prism_peer by MAC address and endpoint id
  * @npeers: entries in @peers
+ * @cc: client side: congestion window of the socket, all targets (reqs
+ *      lock)
+ * @cc_ready: client side: peers with chains waiting for a window (reqs
+ *            lock)
+ * @nheld: client side: chains waiting for a window (reqs lock; read
+ *         without it as a hint)
  * @sess_lock: held by writers of @sessions, and for @serve_tokens and
  *             @serve_stamp
  * @sessions: target side: client sessions and their reply caches
@@ -176,6 +190,9 @@ struct prism_sock {
 	spinlock_t		peer_lock;	/* peers, peer RTT state */
 	DECLARE_HASHTABLE(peers, 6);
 	u32			npeers;
+	struct prism_cc		cc;
+	struct list_head	cc_ready;
+	u32			nheld;
 
 	spinlock_t		sess_lock;	/* sessions writers, serve_* */
 	DECLARE_HASHTABLE(sessions, PRISM_SESSION_HASH_BITS);
@@ -217,6 +234,7 @@ void prism_dev_exit(void);
 struct sk_buff *prism_alloc_frame(struct net_device *dev, u32 len, gfp_t gfp);
 void prism_xmit_frame(struct sk_buff *skb, struct net_device *dev,
 		      const u8 *dst_mac);
+u32 prism_stamp_age_us(ktime_t stamp);
 int prism_queue_send(struct prism_sock *psk, const struct sockaddr_prism *src,
 		     const void *data, u32 len);
 

@@ -99,6 +99,8 @@ struct prism_session {
  * @resp_len: largest response body (checked)
  * @work: sum of its op lengths (checked)
  * @admitted: admission was applied already (its SREQ was admitted)
+ * @rx_stamp: skb->tstamp of its request frame; 0 when reassembled (its
+ *            answer then reports no delay)
  */
 struct prism_chain_in {
 	const struct prism_whdr	*hdr;
@@ -107,6 +109,7 @@ struct prism_chain_in {
 	u32			resp_len;
 	u32			work;
 	bool			admitted;
+	ktime_t			rx_stamp;
 };
 
 /* rcache.c */

@@ -399,6 +399,9 @@ again:
 	} else {
 		((struct prism_whdr *)entry->frame)->body_len =
 			htons(entry->len - sizeof(*hdr));
+		/* What the chain waited and ran here, for the client's CC. */
+		((struct prism_whdr *)entry->frame)->delay =
+			htons(prism_stamp_age_us(in->rx_stamp));
 	}
 	/* Whatever held the slot is below the floor (window arithmetic). */
 	prism_cached_free(s, slot);
@@ -463,7 +466,7 @@ bool prism_refuse_unchecked(struct net *net, struct net_device *dev,
  *       caller keeps and frees @skb)
  * @hdr: PRISM header of the frame, in @skb, checked by the receiver (version,
  *       body_len within the frame, nops, type PRISM_T_REQ, status and
- *       reserved 0)
+ *       delay 0)
  * @src_mac: source MAC address of the frame
  *
  * Stateless checks first (well formed and within PRISM_MAX_CHAIN_WORK, then
@@ -479,6 +482,7 @@ void prism_serve_request(struct net *net, struct sk_buff *skb,
 		.hdr = hdr,
 		.body = (const u8 *)(hdr + 1),
 		.body_len = ntohs(hdr->body_len),
+		.rx_stamp = skb->tstamp,
 	};
 	struct net_device *dev = skb->dev;
 	u64 id = be64_to_cpu(hdr->req_id);

@@ -124,7 +124,7 @@ unaccount:
  * @net: network namespace of the receiving interface
  * @skb: the received frame, linear; skb->dev is the receiving interface
  * @hdr: its PRISM header, checked by the receiver (version, body_len within
- *       the frame, nops, status and reserved 0)
+ *       the frame, nops, status and delay 0)
  * @src_mac: source MAC address of the frame
  *
  * The same stateless checks as prism_serve_request(), on the ops; then a

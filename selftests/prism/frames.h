@@ -39,7 +39,7 @@ struct whdr {
 	uint8_t version, type, nops, status;
 	uint32_t dst_ep, src_ep, session;
 	uint64_t req_id, ack_floor;
-	uint16_t body_len, reserved;
+	uint16_t body_len, delay;
 } __attribute__((packed));
 
 struct wop {

@@ -39,6 +39,12 @@ static int put_peer(attrs_t tb)
 		  get_u32(tb, PRISM_ATTR_PEER_RTTVAR_US));
 	out_u64("rto_us", NULL, get_u32(tb, PRISM_ATTR_PEER_RTO_US));
 	out_tpair("rto", "%" PRIu64 "us", get_u32(tb, PRISM_ATTR_PEER_RTO_US));
+	out_u64("cwnd", "cwnd", get_u32(tb, PRISM_ATTR_PEER_CWND));
+	out_u64("inflight", "inflight", get_u32(tb, PRISM_ATTR_PEER_INFLIGHT));
+	out_u64("held", "held", get_u32(tb, PRISM_ATTR_PEER_HELD));
+	out_u64("qdelay_us", NULL, get_u32(tb, PRISM_ATTR_PEER_QDELAY_US));
+	out_tpair("qdelay", "%" PRIu64 "us",
+		  get_u32(tb, PRISM_ATTR_PEER_QDELAY_US));
 	if (tb[PRISM_ATTR_PEER_STATS] &&
 	    put_counters("stats", tb[PRISM_ATTR_PEER_STATS], peer_stat_names,
 			 NR_PEER_STATS))

@@ -361,7 +361,11 @@ struct prism_fl_post {
 	X(SEGS_DROPPED,		segs_dropped)		/* segments dropped: duplicate, unknown chain, bad offset */ \
 	X(GRANTS_SENT,		grants_sent)		/* receiver: grants (window and missing segments) sent */ \
 	X(REASM_ACTIVE,		reasm_active)		/* gauge: multi-frame chains and answers being reassembled */ \
-	X(REASM_BYTES,		reasm_bytes)		/* gauge: bytes held for them */
+	X(REASM_BYTES,		reasm_bytes)		/* gauge: bytes held for them */ \
+	X(CC_HELD,		cc_held)		/* client: chains that waited for a congestion window */ \
+	X(CC_CUTS_REMOTE,	cc_cuts_remote)		/* client: target windows cut for remote delay */ \
+	X(CC_CUTS_LOCAL,	cc_cuts_local)		/* client: socket windows cut for local delay */ \
+	X(CC_CUTS_RTO,		cc_cuts_rto)		/* client: target windows cut for a retransmission timeout */
 
 /*
  * Counters, per socket (PRISM_STATS) and per netns (/proc/net/prism): one

@@ -67,7 +67,9 @@
  *	endpoint does not exist or has sent nothing to that peer.
  *	Reply: EP, IFINDEX, PEER_MAC, PEER_EP, PEER_SRTT_US (0 before the
  *	first sample), PEER_RTTVAR_US, PEER_RTO_US, PEER_STATS (nest of enum
- *	prism_peer_stats_attr).
+ *	prism_peer_stats_attr), PEER_CWND (whole chains), PEER_INFLIGHT,
+ *	PEER_HELD, PEER_QDELAY_US (the remote delay congestion control
+ *	reacts to: the target's queueing plus the fabric's above its base).
  *
  * Events
  * ------
@@ -187,6 +189,10 @@ enum prism_attr {
 	PRISM_ATTR_PEER_RTTVAR_US,	/* u32: RTT variation (microseconds) */
 	PRISM_ATTR_PEER_RTO_US,		/* u32: retransmission timeout (us) */
 	PRISM_ATTR_PEER_STATS,		/* nest: enum prism_peer_stats_attr */
+	PRISM_ATTR_PEER_CWND,		/* u32: congestion window (chains) */
+	PRISM_ATTR_PEER_INFLIGHT,	/* u32: chains in flight */
+	PRISM_ATTR_PEER_HELD,		/* u32: chains waiting for the window */
+	PRISM_ATTR_PEER_QDELAY_US,	/* u32: smoothed remote queueing delay */
 
 	__PRISM_ATTR_MAX,
 	PRISM_ATTR_MAX = __PRISM_ATTR_MAX - 1
@@ -227,7 +233,8 @@ enum prism_stats_attr {
 	X(CHAINS_COMPLETED,	chains_completed)	/* answered by the peer */ \
 	X(TIMEOUTS,		timeouts)		/* chains timed out */ \
 	X(NACKS,		nacks)			/* NACKs received (overloaded) */ \
-	X(RETRANSMITS,		retransmits)		/* frames sent again after no answer */
+	X(RETRANSMITS,		retransmits)		/* frames sent again after no answer */ \
+	X(CC_CUTS,		cc_cuts)		/* congestion window reductions */
 
 #define __PRISM_PEER_STATS_ATTR(ID, name)	PRISM_PEER_STATS_ATTR_##ID,
 enum prism_peer_stats_attr {

@@ -13,6 +13,7 @@
  *   access.c     AUTH / ACCESS violations
  *   send.c       SEND, unbound endpoints
  *   peers.c      timeouts, per-target id window, peer table
+ *   cc.c         congestion windows: a silent target, cc on and off
  *   ring.c       io_uring batches
  *   socket.c     socket API errors      malformed.c malformed chains
  *   regions.c    region / free list ioctls, DEREG_MR at the target
@@ -95,6 +96,8 @@ int case_no_endpoint(struct client *c);
 int case_timeout(struct client *c);
 int case_window_per_peer(struct client *c);
 int case_peer_limit(struct client *c);
+/* cc.c */
+int case_cc_silent(struct client *c);
 /* ring.c */
 int case_ring_1(struct client *c);
 int case_ring_16(struct client *c);

@@ -33,6 +33,7 @@ const struct st_case st_cases[] = {
 	{ "timeout", case_timeout, "chains to missing MACs time out" },
 	{ "window_per_peer", case_window_per_peer, "a silent target blocks only its own id window" },
 	{ "peer_limit", case_peer_limit, "4096 targets per socket, then ENOBUFS" },
+	{ "cc_silent", case_cc_silent, "a silent target's window holds its chains, not others'" },
 	{ "cpu_idle", case_cpu_idle, "server sleeping in pause() uses no CPU" },
 	{ "ring_1", case_ring_1, "io_uring: 1 chain" },
 	{ "ring_16", case_ring_16, "io_uring: 16 chains in flight, every primitive" },

@@ -309,11 +309,11 @@ endpoint_tests() {
 		'length == 1 and .[0].ep == 7 and .[0].dev == "va"' \
 		"$NS_A" -j endpoint show ep "$EP"
 	run_json "endpoint show -s -j: socket counters" \
-		'.[0].stats | keys == (["chains_sent","chains_completed","chains_timed_out","chains_served","ops_served","ops_failed","sends_received","rx_dropped","retransmits","nacks_received","nacks_sent","duplicates","unauth_refused","replies_limited","over_budget","rcvbuf_full","resp_forged","segs_sent","segs_resent","segs_received","segs_dropped","grants_sent","reasm_active","reasm_bytes"] | sort)' \
+		'.[0].stats | keys == (["chains_sent","chains_completed","chains_timed_out","chains_served","ops_served","ops_failed","sends_received","rx_dropped","retransmits","nacks_received","nacks_sent","duplicates","unauth_refused","replies_limited","over_budget","rcvbuf_full","resp_forged","segs_sent","segs_resent","segs_received","segs_dropped","grants_sent","reasm_active","reasm_bytes","cc_held","cc_cuts_remote","cc_cuts_local","cc_cuts_rto"] | sort)' \
 		"$NS_A" -j -s endpoint show
 	run_ok "endpoint show -s (text)" "$NS_A" endpoint show -s
 	check "endpoint show -s: counters on an indented line" grep -Eq \
-		"^    chains_sent [0-9]+ chains_completed [0-9]+ .* duplicates [0-9]+ unauth_refused [0-9]+ replies_limited [0-9]+ over_budget [0-9]+ rcvbuf_full [0-9]+ resp_forged [0-9]+ segs_sent [0-9]+ segs_resent [0-9]+ segs_received [0-9]+ segs_dropped [0-9]+ grants_sent [0-9]+ reasm_active 0 reasm_bytes 0$" "$T/out"
+		"^    chains_sent [0-9]+ chains_completed [0-9]+ .* duplicates [0-9]+ unauth_refused [0-9]+ replies_limited [0-9]+ over_budget [0-9]+ rcvbuf_full [0-9]+ resp_forged [0-9]+ segs_sent [0-9]+ segs_resent [0-9]+ segs_received [0-9]+ segs_dropped [0-9]+ grants_sent [0-9]+ reasm_active 0 reasm_bytes 0 cc_held [0-9]+ cc_cuts_remote [0-9]+ cc_cuts_local [0-9]+ cc_cuts_rto [0-9]+$" "$T/out"
 	run_json "endpoint show -j -p: pretty JSON" '.[0].ep == 7' \
 		"$NS_A" -j -p endpoint show
 	check "pretty JSON is indented" grep -q '^        "ep": 7,$' "$T/out"
@@ -553,13 +553,13 @@ peer_tests() {
 	export IFB=$ifb
 
 	run_json "peer show -j: the client's one peer, every chain answered" \
-		'length == 1 and .[0].ep != 7 and .[0].peer_mac == $ENV.A_mac and .[0].peer_ep == 7 and .[0].ifindex == ($ENV.IFB | tonumber) and .[0].srtt_us > 0 and .[0].rto_us >= 5000 and .[0].stats.chains_sent >= 16 and .[0].stats.chains_completed == .[0].stats.chains_sent and .[0].stats.timeouts == 0 and .[0].stats.nacks == 0' \
+		'length == 1 and .[0].ep != 7 and .[0].peer_mac == $ENV.A_mac and .[0].peer_ep == 7 and .[0].ifindex == ($ENV.IFB | tonumber) and .[0].srtt_us > 0 and .[0].rto_us >= 1000 and .[0].cwnd >= 1 and .[0].inflight == 0 and .[0].held == 0 and (.[0].qdelay_us | type) == "number" and (.[0].stats.cc_cuts | type) == "number" and .[0].stats.chains_sent >= 16 and .[0].stats.chains_completed == .[0].stats.chains_sent and .[0].stats.timeouts == 0 and .[0].stats.nacks == 0' \
 		"$NS_B" -j peer show
 	cep=$(jq '.[0].ep' "$T/out" 2> /dev/null)
 	export CEP=$cep
 	run_ok "peer show (text)" "$NS_B" peer show
 	check "peer show: text line" grep -Eq \
-		"^ep $cep peer $A_mac peer_ep 7 ifindex $ifb srtt [0-9]+us rttvar [0-9]+us rto [0-9]+us" "$T/out"
+		"^ep $cep peer $A_mac peer_ep 7 ifindex $ifb srtt [0-9]+us rttvar [0-9]+us rto [0-9]+us cwnd [0-9]+ inflight 0 held 0 qdelay [0-9]+us" "$T/out"
 	run_json "peer show ep N peer MAC peer_ep N (single object request)" \
 		'length == 1 and .[0].ep == ($ENV.CEP | tonumber) and .[0].peer_mac == $ENV.A_mac and .[0].stats.chains_sent >= 16' \
 		"$NS_B" -j peer show ep "$cep" peer "$A_mac" peer_ep 7
