@@ -303,6 +303,14 @@ static enum hrtimer_restart prism_req_timer(struct hrtimer *t)
 	/* Lost the race to a response or teardown: they own req. */
 	if (xa_load(&psk->reqs, req->id) != req)
 		goto unlock;
+	/*
+	 * Re-armed (NACK, sent after being held) while this run waited for
+	 * the lock: that later run decides.  Otherwise nobody can arm the
+	 * timer again once req leaves the xarray below, so freeing it here is
+	 * safe.
+	 */
+	if (hrtimer_is_queued(&req->timer))
+		goto unlock;
 	if (ktime_compare(ktime_get(), req->deadline) >= 0 ||
 	    (!req->held && !req->nacked && !req->progress &&
 	     req->tries >= READ_ONCE(psk->retries))) {
