@@ -26,13 +26,16 @@
  * but with tick-based accounting (Debian's kernels) the tick is stopped
  * in idle, so softirq served from idle is never sampled into the
  * user/system/softirq fields, which are reported too, as "ticks".
+ * Before and after the rounds the target is measured without load
+ * (--idle-ms): "net" CPU per op subtracts that background busy fraction.
  *
  *   bench_cpu prism-server IF EP INFO
  *   bench_cpu udp-server IP PORT BATCH READY
  *   bench_cpu agent IP PORT CPU READY      (CPU: a /proc/stat line: cpu, cpu1)
  *   bench_cpu client --if IF --info INFO --udp IP:PORT --udp-mmsg IP:PORT
  *                    --agent IP:PORT [--depth D] [--n N] [--warmup W]
- *                    [--rounds R] [--json FILE] [--csv FILE] [--plot FILE]
+ *                    [--rounds R] [--idle-ms MS] [--json FILE] [--csv FILE]
+ *                    [--plot FILE] [--commit C] [--setup TEXT]
  */
 #define _GNU_SOURCE
 #include <arpa/inet.h>
@@ -136,7 +139,8 @@ static int udp_op(unsigned char *mem, unsigned int op, const struct udp_req *q,
 
 	switch (op) {
 	case OP_READ:
-		p = buf_at(mem, q->a[i]);
+	case OP_IND:
+		p = op == OP_READ ? buf_at(mem, q->a[i]) : buf_ptr_at(mem, q->a[i]);
 		if (!p)
 			return EINVAL;
 		memcpy(&r->r[r->nres++], p, 8);
@@ -149,12 +153,6 @@ static int udp_op(unsigned char *mem, unsigned int op, const struct udp_req *q,
 		if (old == q->cmp)
 			pu_put_le64(p, q->swap);
 		pu_put_le64(&r->r[r->nres++], old);
-		return 0;
-	case OP_IND:
-		p = buf_ptr_at(mem, q->a[i]);
-		if (!p)
-			return EINVAL;
-		memcpy(&r->r[r->nres++], p, 8);
 		return 0;
 	default:	/* WRITE */
 		p = buf_at(mem, q->a[i]);
@@ -402,6 +400,7 @@ struct client {
 	__u64			cas_val[NSTACK][NSLOTS];
 	__u64			wval[NSLOTS];
 	struct cpu_acc		acc[NSTACK * NOPK];
+	struct cpu_acc		idle;		/* no load: the target's background */
 	_Alignas(8) unsigned char out[OUT_SIZE];
 };
 
@@ -700,6 +699,31 @@ static double cpu_us_per_op(const struct cpu_acc *a)
 	return a->ops ? a->busy_us / (double)a->ops : 0;
 }
 
+/* Busy fraction of a's target CPU. */
+static double busy_frac(const struct cpu_acc *a)
+{
+	return a->wall_us > 0 ? a->busy_us / a->wall_us : 0;
+}
+
+/* CPU per op less what the target spends without load in the same time. */
+static double net_us_per_op(const struct client *cl, const struct cpu_acc *a)
+{
+	return a->ops ? (a->busy_us - busy_frac(&cl->idle) * a->wall_us) /
+			(double)a->ops : 0;
+}
+
+/* The target without load for ms: its background busy time (timers...). */
+static void measure_idle(struct client *cl, unsigned int ms)
+{
+	struct timespec ts = { ms / 1000, (long)(ms % 1000) * 1000000 };
+	struct snap a, b;
+
+	agent_snap(cl, &a);
+	nanosleep(&ts, NULL);
+	agent_snap(cl, &b);
+	acc_add(&cl->idle, &a, &b, cl->clk_tck, 0);
+}
+
 /* Tick-sampled share of a field, of all ticks of the mode. */
 static double tick_share(const struct cpu_acc *a, int field)
 {
@@ -735,15 +759,17 @@ static void write_json(const char *path, const struct client *cl,
 	fprintf(f, "  \"commit\": \"%s\",\n  \"setup\": \"%s\",\n", commit, setup);
 	fprintf(f, "  \"depth\": %u,\n  \"ops_per_mode\": %lu,\n  \"rounds\": %ld,\n  \"warmup_per_segment\": %ld,\n",
 		depth, per * (unsigned long)rounds, rounds, warmup);
-	fprintf(f, "  \"cpu_us\": \"target busy time (elapsed - idle - iowait of its CPU) / ops completed\",\n");
+	fprintf(f, "  \"cpu_us\": \"target busy time (elapsed - idle - iowait of its CPU) / ops completed; net: less the background busy fraction measured without load\",\n");
+	fprintf(f, "  \"target_background_busy_frac\": %.4f,\n  \"background_wall_us\": %.0f,\n",
+		busy_frac(&cl->idle), cl->idle.wall_us);
 	fprintf(f, "  \"results\": {\n");
 	for (j = 0; j < NMODES; j++) {
 		a = &cl->acc[j];
 		json_mode_fields(f, &modes[j], &sum[j]);
-		fprintf(f, ", \"stack\": \"%s\", \"op\": \"%s\", \"ops\": %llu, \"target_wall_us\": %.0f, \"target_busy_us\": %.0f, \"target_busy_frac\": %.4f, \"cpu_us_per_op\": %.3f, \"ticks_user\": %llu, \"ticks_system\": %llu, \"ticks_softirq\": %llu, \"ticks_irq\": %llu, \"ticks_idle\": %llu, \"prism_chains_served\": %llu, \"prism_ops_served\": %llu, \"prism_duplicates\": %llu}%s\n",
+		fprintf(f, ", \"stack\": \"%s\", \"op\": \"%s\", \"ops\": %llu, \"target_wall_us\": %.0f, \"target_busy_us\": %.0f, \"target_busy_frac\": %.4f, \"cpu_us_per_op\": %.3f, \"net_cpu_us_per_op\": %.3f, \"ticks_user\": %llu, \"ticks_system\": %llu, \"ticks_softirq\": %llu, \"ticks_irq\": %llu, \"ticks_idle\": %llu, \"prism_chains_served\": %llu, \"prism_ops_served\": %llu, \"prism_duplicates\": %llu}%s\n",
 			stack_names[mode_stack(modes[j].kind)], op_names[mode_op(modes[j].kind)],
 			(unsigned long long)a->ops, a->wall_us, a->busy_us,
-			a->wall_us > 0 ? a->busy_us / a->wall_us : 0, cpu_us_per_op(a),
+			busy_frac(a), cpu_us_per_op(a), net_us_per_op(cl, a),
 			(unsigned long long)(a->tick[T_USER] + a->tick[T_NICE]),
 			(unsigned long long)a->tick[T_SYS],
 			(unsigned long long)a->tick[T_SOFTIRQ],
@@ -756,11 +782,12 @@ static void write_json(const char *path, const struct client *cl,
 	for (o = 0; o < NOPK; o++) {
 		a = &cl->acc[S_PRISM * NOPK + o];
 		u = best_udp(cl, (enum opk)o, &which);
-		fprintf(f, "    \"%s\": {\"cpu_over_udp\": %.4f, \"cpu_over_udp_mmsg\": %.4f, \"cpu_over_best_udp\": %.4f, \"best_udp\": \"%s\", \"goal_0.5x_met\": %s}%s\n",
+		fprintf(f, "    \"%s\": {\"cpu_over_udp\": %.4f, \"cpu_over_udp_mmsg\": %.4f, \"cpu_over_best_udp\": %.4f, \"net_cpu_over_best_udp\": %.4f, \"best_udp\": \"%s\", \"goal_0.5x_met\": %s}%s\n",
 			op_names[o],
 			cpu_us_per_op(a) / cpu_us_per_op(&cl->acc[S_UDP * NOPK + o]),
 			cpu_us_per_op(a) / cpu_us_per_op(&cl->acc[S_MMSG * NOPK + o]),
-			cpu_us_per_op(a) / cpu_us_per_op(u), stack_names[which],
+			cpu_us_per_op(a) / cpu_us_per_op(u),
+			net_us_per_op(cl, a) / net_us_per_op(cl, u), stack_names[which],
 			cpu_us_per_op(a) <= 0.5 * cpu_us_per_op(u) ? "true" : "false",
 			o + 1 < NOPK ? "," : "");
 	}
@@ -780,16 +807,16 @@ static void write_tables(const char *csv, const char *plot, const struct client 
 		f = fopen(csv, "w");
 		if (!f)
 			die(csv, errno);
-		fprintf(f, "stack,op,depth,ops,ops_per_s,p50_us,p99_us,target_busy_frac,cpu_us_per_op,softirq_tick_share,system_tick_share,user_tick_share,prism_chains_served,prism_duplicates\n");
+		fprintf(f, "stack,op,depth,ops,ops_per_s,p50_us,p99_us,target_busy_frac,cpu_us_per_op,net_cpu_us_per_op,softirq_tick_share,system_tick_share,user_tick_share,prism_chains_served,prism_duplicates\n");
 		for (j = 0; j < NMODES; j++) {
 			a = &cl->acc[j];
-			fprintf(f, "%s,%s,%u,%llu,%.0f,%.1f,%.1f,%.4f,%.3f,%.4f,%.4f,%.4f,%llu,%llu\n",
+			fprintf(f, "%s,%s,%u,%llu,%.0f,%.1f,%.1f,%.4f,%.3f,%.3f,%.4f,%.4f,%.4f,%llu,%llu\n",
 				stack_names[mode_stack(modes[j].kind)],
 				op_names[mode_op(modes[j].kind)], modes[j].depth,
 				(unsigned long long)a->ops, sum[j].ops_s, sum[j].lat.p50,
 				sum[j].lat.p99,
-				a->wall_us > 0 ? a->busy_us / a->wall_us : 0,
-				cpu_us_per_op(a), tick_share(a, T_SOFTIRQ),
+				busy_frac(a), cpu_us_per_op(a), net_us_per_op(cl, a),
+				tick_share(a, T_SOFTIRQ),
 				tick_share(a, T_SYS),
 				tick_share(a, T_USER) + tick_share(a, T_NICE),
 				(unsigned long long)a->served,
@@ -820,16 +847,18 @@ static void print_table(const struct client *cl, const struct mode_summary *sum)
 	enum stack which;
 	unsigned int j, o;
 
-	printf("  %-9s %-9s %6s %8s %8s %8s %6s %9s %6s %6s %6s %6s\n", "stack", "op",
-	       "ops", "ops/s", "p50 us", "p99 us", "busy", "cpu us/op", "sirq%",
-	       "sys%", "user%", "dups");
+	printf("  target background without load: busy %.4f of %.1f s\n",
+	       busy_frac(&cl->idle), cl->idle.wall_us / 1e6);
+	printf("  %-9s %-9s %6s %8s %8s %8s %6s %9s %7s %6s %6s %6s %6s\n", "stack", "op",
+	       "ops", "ops/s", "p50 us", "p99 us", "busy", "cpu us/op", "net",
+	       "sirq%", "sys%", "user%", "dups");
 	for (j = 0; j < NMODES; j++) {
 		a = &cl->acc[j];
-		printf("  %-9s %-9s %6llu %8.0f %8.1f %8.1f %6.3f %9.1f %6.1f %6.1f %6.1f %6llu\n",
+		printf("  %-9s %-9s %6llu %8.0f %8.1f %8.1f %6.3f %9.1f %7.1f %6.1f %6.1f %6.1f %6llu\n",
 		       stack_names[mode_stack(modes[j].kind)],
 		       op_names[mode_op(modes[j].kind)], (unsigned long long)a->ops,
 		       sum[j].ops_s, sum[j].lat.p50, sum[j].lat.p99,
-		       a->wall_us > 0 ? a->busy_us / a->wall_us : 0, cpu_us_per_op(a),
+		       busy_frac(a), cpu_us_per_op(a), net_us_per_op(cl, a),
 		       100 * tick_share(a, T_SOFTIRQ), 100 * tick_share(a, T_SYS),
 		       100 * (tick_share(a, T_USER) + tick_share(a, T_NICE)),
 		       (unsigned long long)a->dups);
@@ -837,11 +866,12 @@ static void print_table(const struct client *cl, const struct mode_summary *sum)
 	for (o = 0; o < NOPK; o++) {
 		p = &cl->acc[S_PRISM * NOPK + o];
 		u = best_udp(cl, (enum opk)o, &which);
-		printf("  %-9s PRISM %.1f us/op, UDP %.1f, UDP mmsg %.1f: PRISM/best UDP (%s) %.3f (goal <= 0.5: %s)\n",
+		printf("  %-9s PRISM %.1f us/op, UDP %.1f, UDP mmsg %.1f: PRISM/best UDP (%s) %.3f, net %.3f (goal <= 0.5: %s)\n",
 		       op_names[o], cpu_us_per_op(p),
 		       cpu_us_per_op(&cl->acc[S_UDP * NOPK + o]),
 		       cpu_us_per_op(&cl->acc[S_MMSG * NOPK + o]), stack_names[which],
 		       cpu_us_per_op(p) / cpu_us_per_op(u),
+		       net_us_per_op(cl, p) / net_us_per_op(cl, u),
 		       cpu_us_per_op(p) <= 0.5 * cpu_us_per_op(u) ? "met" : "missed");
 	}
 }
@@ -852,7 +882,7 @@ static int client(int argc, char **argv)
 		   *plot = NULL, *udp = NULL, *mmsg = NULL, *agent_at = NULL,
 		   *commit = "unknown", *setup = "";
 	long n = 3000, warmup = 100, rounds = 3;
-	unsigned int depth = 8, j;
+	unsigned int depth = 8, idle_ms = 2000, j;
 	struct mode_summary sum[NMODES];
 	struct timeval tv = { .tv_sec = WAIT_S };
 	static char names[NMODES][32];
@@ -866,6 +896,7 @@ static int client(int argc, char **argv)
 		PU_OPT("agent", agent_at, "IP:PORT", "the target's agent (required)"),
 		PU_OPT("depth", depth, "D", "requests in flight, 1..64 (default 8)"),
 		PU_OPT("rounds", rounds, "R", "rounds, 1 to 100 and at most N (default 3)"),
+		PU_OPT("idle-ms", idle_ms, "MS", "target without load, measured before and after (default 2000 each)"),
 		PU_OPT("csv", csv, "FILE", "results, one row per stack and op"),
 		PU_OPT("plot", plot, "FILE", "results, a table for gnuplot"),
 		PU_OPT("commit", commit, "C", "recorded in the JSON"),
@@ -903,7 +934,9 @@ static int client(int argc, char **argv)
 		modes[j].depth = depth;
 	}
 	modes_alloc(modes, NMODES, per, rounds);
+	measure_idle(&cl, idle_ms);
 	run_rounds(modes, NMODES, rounds, warmup, per, run_segment, &cl, sum);
+	measure_idle(&cl, idle_ms);
 
 	printf("cpu benchmark: depth %u, %lu ops per mode in %ld rounds (+%ld warm-up per segment)\n",
 	       depth, per * (unsigned long)rounds, rounds, warmup);

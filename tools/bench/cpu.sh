@@ -33,6 +33,8 @@
 # PRISM_CPU_N (ops per mode, default 30000: /proc/stat counts idle in
 # 10 ms units, so a segment must keep the target busy for seconds), PRISM_CPU_ROUNDS (3),
 # PRISM_CPU_WARMUP (per segment, 100), PRISM_CPU_DEPTH (8),
+# PRISM_CPU_IDLE_MS (the target without load, measured before and after
+# the rounds: its background busy fraction, 2000),
 # PRISM_BENCH_COMMIT (recorded), PRISM_MH_WAIT_MS (longest wait for the
 # other guest, 600000).  PRISM_CPU_SMOKE=1 (one guest only): 1000 ops per
 # mode in 1 round, TAP on stdout: every mode gave a result, the target's
@@ -51,8 +53,10 @@ KO=${PRISM_KO:-$repo/kmod/prism.ko}
 SMOKE=${PRISM_CPU_SMOKE:-0}
 if [ "$SMOKE" = 1 ]; then
 	N=${PRISM_CPU_N:-1000} ROUNDS=${PRISM_CPU_ROUNDS:-1} WARMUP=${PRISM_CPU_WARMUP:-20}
+	IDLE_MS=${PRISM_CPU_IDLE_MS:-500}
 else
 	N=${PRISM_CPU_N:-30000} ROUNDS=${PRISM_CPU_ROUNDS:-3} WARMUP=${PRISM_CPU_WARMUP:-100}
+	IDLE_MS=${PRISM_CPU_IDLE_MS:-2000}
 fi
 DEPTH=${PRISM_CPU_DEPTH:-8}
 WAIT=${PRISM_MH_WAIT_MS:-600000}
@@ -70,6 +74,9 @@ if [ "$SMOKE" = 1 ]; then
 fi
 need_binary "$B" tools/bench
 load_module prism "$KO" || fail "insmod $KO failed"
+# congestion control (issue 19) is a module parameter once merged
+log "module parameter cc: $(cat /sys/module/prism/parameters/cc 2>/dev/null ||
+	echo 'absent (a module without congestion control)')"
 
 # start_target DIR RUN...: the four target processes, their ready files
 # in DIR, each started with RUN... (netns and CPU pinning) prefixed;
@@ -98,7 +105,7 @@ run_client() {
 	shift 2
 	"$@" timeout 3000 "$B" client --if "$ifc" --info "$info" \
 		--udp $IP_T:$P_UDP --udp-mmsg $IP_T:$P_MMSG --agent $IP_T:$P_AGENT \
-		--depth "$DEPTH" --n "$N" --rounds "$ROUNDS" --warmup "$WARMUP" \
+		--depth "$DEPTH" --n "$N" --rounds "$ROUNDS" --warmup "$WARMUP" --idle-ms "$IDLE_MS" \
 		--commit "${PRISM_BENCH_COMMIT:-unknown}" --setup "$setup" \
 		--json "$out/bench-cpu.json" --csv "$out/bench-cpu.csv" \
 		--plot "$out/bench-cpu.dat" > "$work/client.txt" 2>&1
@@ -187,10 +194,10 @@ one_guest() {
 		"$out/bench-cpu.csv" | wc -l)
 	check "every mode: $N ops, ops/s > 0, target busy fraction in (0, 1], CPU us/op > 0 ($n of 12)" \
 		'[ "$n" = 12 ]' '$(cat "$out/bench-cpu.csv")'
-	nd=$(awk -F, -v n="$N" '$1 == "prism" && $13 == n' "$out/bench-cpu.csv" | wc -l)
+	nd=$(awk -F, -v n="$N" '$1 == "prism" && $14 == n' "$out/bench-cpu.csv" | wc -l)
 	check "PRISM modes: the target's chains_served grew by exactly the ops of the segments ($nd of 4)" \
 		'[ "$nd" = 4 ]'
-	nd=$(awk -F, '$1 ~ /^udp/ && $13 == 0' "$out/bench-cpu.csv" | wc -l)
+	nd=$(awk -F, '$1 ~ /^udp/ && $14 == 0' "$out/bench-cpu.csv" | wc -l)
 	check "UDP modes: no PRISM chain served during their segments ($nd of 8)" '[ "$nd" = 8 ]'
 	ok=1
 	for field in '"prism_over_udp"' '"cpu_over_best_udp"' '"goal_0.5x_met"'; do
