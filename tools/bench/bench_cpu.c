@@ -269,35 +269,50 @@ static int udp_server(int argc, char **argv)
 
 /* ---- the agent: snapshots of the target CPU's counters ---- */
 
-struct snap {
-	uint64_t mono_ns;
-	uint64_t tick[8];	/* user nice system idle iowait irq softirq steal */
-	uint64_t served, ops_served, dups;
+/*
+ * A snapshot: CLOCK_MONOTONIC (ns); the measured CPU's /proc/stat line
+ * (USER_HZ ticks); the target netns' PRISM counters; interrupts, context
+ * switches and NET_TX/NET_RX softirqs of the whole target (/proc/stat).
+ */
+enum {
+	C_MONO, C_USER, C_NICE, C_SYS, C_IDLE, C_IOWAIT, C_IRQ, C_SOFTIRQ, C_STEAL,
+	C_SERVED, C_OPS, C_DUPS, C_INTR, C_CTXT, C_NET_TX, C_NET_RX, NCOUNT
 };
 
-enum { T_USER, T_NICE, T_SYS, T_IDLE, T_IOWAIT, T_IRQ, T_SOFTIRQ, T_STEAL };
+struct snap {
+	uint64_t c[NCOUNT];
+};
 
-/* The "NAME ..." line of /proc/stat into s->tick (USER_HZ ticks). */
-static int read_cpu_line(const char *name, struct snap *s)
+/* The measured CPU's line ("cpu" or "cpuN"), intr, ctxt, softirq of /proc/stat. */
+static int read_proc_stat(const char *name, struct snap *s)
 {
-	char line[512], key[32];
-	unsigned long long v[8];
+	unsigned long long v[10];
+	char line[4096], key[32];
 	FILE *f = fopen("/proc/stat", "r");
-	int found = 0, i;
+	int found = 0, i, n;
 
 	if (!f)
 		return -errno;
-	while (!found && fgets(line, sizeof(line), f))
-		if (sscanf(line, "%31s %llu %llu %llu %llu %llu %llu %llu %llu",
+	while (fgets(line, sizeof(line), f)) {
+		n = sscanf(line, "%31s %llu %llu %llu %llu %llu %llu %llu %llu %llu %llu",
 			   key, &v[0], &v[1], &v[2], &v[3], &v[4], &v[5], &v[6],
-			   &v[7]) == 9 && !strcmp(key, name))
+			   &v[7], &v[8], &v[9]);
+		if (n >= 9 && !strcmp(key, name)) {
+			for (i = 0; i < 8; i++)
+				s->c[C_USER + i] = v[i];
 			found = 1;
+		} else if (n >= 2 && !strcmp(key, "intr")) {
+			s->c[C_INTR] = v[0];
+		} else if (n >= 2 && !strcmp(key, "ctxt")) {
+			s->c[C_CTXT] = v[0];
+		} else if (n >= 6 && !strcmp(key, "softirq")) {
+			/* total HI TIMER NET_TX NET_RX ... */
+			s->c[C_NET_TX] = v[3];
+			s->c[C_NET_RX] = v[4];
+		}
+	}
 	fclose(f);
-	if (!found)
-		return -ENOENT;
-	for (i = 0; i < 8; i++)
-		s->tick[i] = v[i];
-	return 0;
+	return found ? 0 : -ENOENT;
 }
 
 /* chains_served, ops_served, duplicates of this netns (0 without PRISM). */
@@ -311,34 +326,35 @@ static void read_prism_counters(struct snap *s)
 		return;
 	while (fscanf(f, "%63s %llu", key, &v) == 2) {
 		if (!strcmp(key, "chains_served"))
-			s->served = v;
+			s->c[C_SERVED] = v;
 		else if (!strcmp(key, "ops_served"))
-			s->ops_served = v;
+			s->c[C_OPS] = v;
 		else if (!strcmp(key, "duplicates"))
-			s->dups = v;
+			s->c[C_DUPS] = v;
 	}
 	fclose(f);
 }
 
 /*
- * "agent IP PORT CPU READY": answers "snap SEQ" with "SEQ MONO_NS TICKS...
- * SERVED OPS DUPS"; "quit" (or 15 min without a word) ends it.  Blocked in recvfrom between the two
- * snapshots of a segment: it costs the target nothing while measured.
+ * "agent IP PORT CPU READY": answers "snap SEQ" with "SEQ" and the NCOUNT
+ * counters of a snapshot; "quit" (or 15 min without a word) ends it.
+ * Blocked in recvfrom between the two snapshots of a segment: it costs
+ * the target nothing while measured.
  */
 static int agent(int argc, char **argv)
 {
 	struct timeval tv = { .tv_sec = 900 };
 	struct sockaddr_in from;
 	struct snap s;
-	char req[64], resp[512];
+	char req[64], resp[1024];
 	socklen_t fl;
 	ssize_t n;
-	int fd, len, err;
+	int fd, len, err, i;
 
 	if (argc < 5)
 		die("usage: agent IP PORT CPU READY", EINVAL);
 	memset(&s, 0, sizeof(s));
-	err = read_cpu_line(argv[3], &s);
+	err = read_proc_stat(argv[3], &s);
 	if (err)
 		die(argv[3], err);
 	fd = udp_bind(argv[1], argv[2]);
@@ -358,19 +374,13 @@ static int agent(int argc, char **argv)
 		if (strncmp(req, "snap ", 5))
 			continue;
 		memset(&s, 0, sizeof(s));
-		s.mono_ns = pu_now_ns();
-		read_cpu_line(argv[3], &s);
+		s.c[C_MONO] = pu_now_ns();
+		read_proc_stat(argv[3], &s);
 		read_prism_counters(&s);
-		len = snprintf(resp, sizeof(resp),
-			       "%s %llu %llu %llu %llu %llu %llu %llu %llu %llu %llu %llu %llu",
-			       req + 5, (unsigned long long)s.mono_ns,
-			       (unsigned long long)s.tick[0], (unsigned long long)s.tick[1],
-			       (unsigned long long)s.tick[2], (unsigned long long)s.tick[3],
-			       (unsigned long long)s.tick[4], (unsigned long long)s.tick[5],
-			       (unsigned long long)s.tick[6], (unsigned long long)s.tick[7],
-			       (unsigned long long)s.served,
-			       (unsigned long long)s.ops_served,
-			       (unsigned long long)s.dups);
+		len = snprintf(resp, sizeof(resp), "%s", req + 5);
+		for (i = 0; i < NCOUNT; i++)
+			len += snprintf(resp + len, sizeof(resp) - (size_t)len, " %llu",
+					(unsigned long long)s.c[i]);
 		sendto(fd, resp, (size_t)len, 0, (struct sockaddr *)&from, fl);
 	}
 	sendto(fd, "bye", 3, 0, (struct sockaddr *)&from, fl);
@@ -382,8 +392,8 @@ static int agent(int argc, char **argv)
 /* What a mode's recorded segments cost the target, summed. */
 struct cpu_acc {
 	double	 wall_us, busy_us;
-	uint64_t tick[8];
-	uint64_t ops, served, ops_served, dups;
+	uint64_t ops;
+	uint64_t d[NCOUNT];	/* counter deltas */
 };
 
 struct client {
@@ -439,9 +449,8 @@ static int udp_connect(const char *ipport)
 /* A snapshot of the target; asked again (5 times at most) if lost. */
 static void agent_snap(struct client *cl, struct snap *s)
 {
-	char req[32], resp[512];
-	unsigned long long v[13];
-	unsigned int seq = ++cl->seq, got;
+	char req[32], resp[1024], *p, *end;
+	unsigned int seq = ++cl->seq;
 	ssize_t n;
 	int tries, i;
 
@@ -451,17 +460,13 @@ static void agent_snap(struct client *cl, struct snap *s)
 			die("agent send", errno);
 		while ((n = recv(cl->afd, resp, sizeof(resp) - 1, 0)) > 0) {
 			resp[n] = 0;
-			if (sscanf(resp, "%u %llu %llu %llu %llu %llu %llu %llu %llu %llu %llu %llu %llu",
-				   &got, &v[0], &v[1], &v[2], &v[3], &v[4], &v[5],
-				   &v[6], &v[7], &v[8], &v[9], &v[10], &v[11]) != 13 ||
-			    got != seq)
+			if (strtoul(resp, &p, 10) != seq)
 				continue;	/* a late answer to an earlier try */
-			s->mono_ns = v[0];
-			for (i = 0; i < 8; i++)
-				s->tick[i] = v[1 + i];
-			s->served = v[9];
-			s->ops_served = v[10];
-			s->dups = v[11];
+			for (i = 0; i < NCOUNT; i++, p = end) {
+				s->c[i] = strtoull(p, &end, 10);
+				if (end == p)
+					die("malformed answer of the agent", EPROTO);
+			}
 			return;
 		}
 	}
@@ -472,19 +477,17 @@ static void agent_snap(struct client *cl, struct snap *s)
 static void acc_add(struct cpu_acc *acc, const struct snap *a, const struct snap *b,
 		    long clk_tck, unsigned long nops)
 {
-	double wall = (double)(b->mono_ns - a->mono_ns) / 1e3, idle;
+	double wall, idle;
 	int i;
 
-	for (i = 0; i < 8; i++)
-		acc->tick[i] += b->tick[i] - a->tick[i];
-	idle = (double)(b->tick[T_IDLE] - a->tick[T_IDLE] +
-			b->tick[T_IOWAIT] - a->tick[T_IOWAIT]) * 1e6 / (double)clk_tck;
+	for (i = 0; i < NCOUNT; i++)
+		acc->d[i] += b->c[i] - a->c[i];
+	wall = (double)(b->c[C_MONO] - a->c[C_MONO]) / 1e3;
+	idle = (double)(b->c[C_IDLE] - a->c[C_IDLE] + b->c[C_IOWAIT] -
+			a->c[C_IOWAIT]) * 1e6 / (double)clk_tck;
 	acc->wall_us += wall;
 	acc->busy_us += wall > idle ? wall - idle : 0;
 	acc->ops += nops;
-	acc->served += b->served - a->served;
-	acc->ops_served += b->ops_served - a->ops_served;
-	acc->dups += b->dups - a->dups;
 }
 
 static void prism_build(struct client *cl, enum opk op, unsigned int slot,
@@ -699,6 +702,12 @@ static double cpu_us_per_op(const struct cpu_acc *a)
 	return a->ops ? a->busy_us / (double)a->ops : 0;
 }
 
+/* Counter delta i per op of a. */
+static double per_op(const struct cpu_acc *a, int i)
+{
+	return a->ops ? (double)a->d[i] / (double)a->ops : 0;
+}
+
 /* Busy fraction of a's target CPU. */
 static double busy_frac(const struct cpu_acc *a)
 {
@@ -730,9 +739,9 @@ static double tick_share(const struct cpu_acc *a, int field)
 	uint64_t all = 0;
 	int i;
 
-	for (i = 0; i < 8; i++)
-		all += a->tick[i];
-	return all ? (double)a->tick[field] / (double)all : 0;
+	for (i = C_USER; i <= C_STEAL; i++)
+		all += a->d[i];
+	return all ? (double)a->d[field] / (double)all : 0;
 }
 
 /* The best UDP stack for op (lowest CPU per request). */
@@ -766,17 +775,19 @@ static void write_json(const char *path, const struct client *cl,
 	for (j = 0; j < NMODES; j++) {
 		a = &cl->acc[j];
 		json_mode_fields(f, &modes[j], &sum[j]);
-		fprintf(f, ", \"stack\": \"%s\", \"op\": \"%s\", \"ops\": %llu, \"target_wall_us\": %.0f, \"target_busy_us\": %.0f, \"target_busy_frac\": %.4f, \"cpu_us_per_op\": %.3f, \"net_cpu_us_per_op\": %.3f, \"ticks_user\": %llu, \"ticks_system\": %llu, \"ticks_softirq\": %llu, \"ticks_irq\": %llu, \"ticks_idle\": %llu, \"prism_chains_served\": %llu, \"prism_ops_served\": %llu, \"prism_duplicates\": %llu}%s\n",
+		fprintf(f, ", \"stack\": \"%s\", \"op\": \"%s\", \"ops\": %llu, \"target_wall_us\": %.0f, \"target_busy_us\": %.0f, \"target_busy_frac\": %.4f, \"cpu_us_per_op\": %.3f, \"net_cpu_us_per_op\": %.3f, \"interrupts_per_op\": %.3f, \"context_switches_per_op\": %.3f, \"net_rx_softirqs_per_op\": %.3f, \"net_tx_softirqs_per_op\": %.3f, \"ticks_user\": %llu, \"ticks_system\": %llu, \"ticks_softirq\": %llu, \"ticks_irq\": %llu, \"ticks_idle\": %llu, \"prism_chains_served\": %llu, \"prism_ops_served\": %llu, \"prism_duplicates\": %llu}%s\n",
 			stack_names[mode_stack(modes[j].kind)], op_names[mode_op(modes[j].kind)],
 			(unsigned long long)a->ops, a->wall_us, a->busy_us,
 			busy_frac(a), cpu_us_per_op(a), net_us_per_op(cl, a),
-			(unsigned long long)(a->tick[T_USER] + a->tick[T_NICE]),
-			(unsigned long long)a->tick[T_SYS],
-			(unsigned long long)a->tick[T_SOFTIRQ],
-			(unsigned long long)a->tick[T_IRQ],
-			(unsigned long long)a->tick[T_IDLE],
-			(unsigned long long)a->served, (unsigned long long)a->ops_served,
-			(unsigned long long)a->dups, j + 1 < NMODES ? "," : "");
+			per_op(a, C_INTR), per_op(a, C_CTXT), per_op(a, C_NET_RX),
+			per_op(a, C_NET_TX),
+			(unsigned long long)(a->d[C_USER] + a->d[C_NICE]),
+			(unsigned long long)a->d[C_SYS],
+			(unsigned long long)a->d[C_SOFTIRQ],
+			(unsigned long long)a->d[C_IRQ],
+			(unsigned long long)a->d[C_IDLE],
+			(unsigned long long)a->d[C_SERVED], (unsigned long long)a->d[C_OPS],
+			(unsigned long long)a->d[C_DUPS], j + 1 < NMODES ? "," : "");
 	}
 	fprintf(f, "  },\n  \"prism_over_udp\": {\n");
 	for (o = 0; o < NOPK; o++) {
@@ -807,20 +818,20 @@ static void write_tables(const char *csv, const char *plot, const struct client 
 		f = fopen(csv, "w");
 		if (!f)
 			die(csv, errno);
-		fprintf(f, "stack,op,depth,ops,ops_per_s,p50_us,p99_us,target_busy_frac,cpu_us_per_op,net_cpu_us_per_op,softirq_tick_share,system_tick_share,user_tick_share,prism_chains_served,prism_duplicates\n");
+		fprintf(f, "stack,op,depth,ops,ops_per_s,p50_us,p99_us,target_busy_frac,cpu_us_per_op,net_cpu_us_per_op,softirq_tick_share,system_tick_share,user_tick_share,prism_chains_served,prism_duplicates,interrupts_per_op,context_switches_per_op,net_rx_softirqs_per_op\n");
 		for (j = 0; j < NMODES; j++) {
 			a = &cl->acc[j];
-			fprintf(f, "%s,%s,%u,%llu,%.0f,%.1f,%.1f,%.4f,%.3f,%.3f,%.4f,%.4f,%.4f,%llu,%llu\n",
+			fprintf(f, "%s,%s,%u,%llu,%.0f,%.1f,%.1f,%.4f,%.3f,%.3f,%.4f,%.4f,%.4f,%llu,%llu,%.3f,%.3f,%.3f\n",
 				stack_names[mode_stack(modes[j].kind)],
 				op_names[mode_op(modes[j].kind)], modes[j].depth,
 				(unsigned long long)a->ops, sum[j].ops_s, sum[j].lat.p50,
 				sum[j].lat.p99,
 				busy_frac(a), cpu_us_per_op(a), net_us_per_op(cl, a),
-				tick_share(a, T_SOFTIRQ),
-				tick_share(a, T_SYS),
-				tick_share(a, T_USER) + tick_share(a, T_NICE),
-				(unsigned long long)a->served,
-				(unsigned long long)a->dups);
+				tick_share(a, C_SOFTIRQ), tick_share(a, C_SYS),
+				tick_share(a, C_USER) + tick_share(a, C_NICE),
+				(unsigned long long)a->d[C_SERVED],
+				(unsigned long long)a->d[C_DUPS], per_op(a, C_INTR),
+				per_op(a, C_CTXT), per_op(a, C_NET_RX));
 		}
 		close_or_die(f, csv);
 	}
@@ -849,19 +860,20 @@ static void print_table(const struct client *cl, const struct mode_summary *sum)
 
 	printf("  target background without load: busy %.4f of %.1f s\n",
 	       busy_frac(&cl->idle), cl->idle.wall_us / 1e6);
-	printf("  %-9s %-9s %6s %8s %8s %8s %6s %9s %7s %6s %6s %6s %6s\n", "stack", "op",
-	       "ops", "ops/s", "p50 us", "p99 us", "busy", "cpu us/op", "net",
-	       "sirq%", "sys%", "user%", "dups");
+	printf("  %-9s %-9s %6s %7s %7s %8s %6s %9s %6s %5s %5s %5s %5s %5s %5s %5s\n",
+	       "stack", "op", "ops", "ops/s", "p50 us", "p99 us", "busy", "cpu us/op",
+	       "net", "irq/op", "cs/op", "rx/op", "sirq%", "sys%", "user%", "dups");
 	for (j = 0; j < NMODES; j++) {
 		a = &cl->acc[j];
-		printf("  %-9s %-9s %6llu %8.0f %8.1f %8.1f %6.3f %9.1f %7.1f %6.1f %6.1f %6.1f %6llu\n",
+		printf("  %-9s %-9s %6llu %7.0f %7.1f %8.1f %6.3f %9.1f %6.1f %6.2f %5.2f %5.2f %5.1f %5.1f %5.1f %5llu\n",
 		       stack_names[mode_stack(modes[j].kind)],
 		       op_names[mode_op(modes[j].kind)], (unsigned long long)a->ops,
 		       sum[j].ops_s, sum[j].lat.p50, sum[j].lat.p99,
 		       busy_frac(a), cpu_us_per_op(a), net_us_per_op(cl, a),
-		       100 * tick_share(a, T_SOFTIRQ), 100 * tick_share(a, T_SYS),
-		       100 * (tick_share(a, T_USER) + tick_share(a, T_NICE)),
-		       (unsigned long long)a->dups);
+		       per_op(a, C_INTR), per_op(a, C_CTXT), per_op(a, C_NET_RX),
+		       100 * tick_share(a, C_SOFTIRQ), 100 * tick_share(a, C_SYS),
+		       100 * (tick_share(a, C_USER) + tick_share(a, C_NICE)),
+		       (unsigned long long)a->d[C_DUPS]);
 	}
 	for (o = 0; o < NOPK; o++) {
 		p = &cl->acc[S_PRISM * NOPK + o];
@@ -940,7 +952,7 @@ static int client(int argc, char **argv)
 
 	printf("cpu benchmark: depth %u, %lu ops per mode in %ld rounds (+%ld warm-up per segment)\n",
 	       depth, per * (unsigned long)rounds, rounds, warmup);
-	printf("  busy: target CPU busy fraction; cpu us/op: busy time / ops; sirq%%/sys%%/user%%: tick-sampled shares (softirq served from idle is not sampled)\n");
+	printf("  busy: target CPU busy fraction; cpu us/op: busy time / ops; net: less the background; irq/cs/rx per op: interrupts, context switches, NET_RX softirqs of the whole target; sirq%%/sys%%/user%%: tick-sampled shares (softirq served from idle is not sampled)\n");
 	print_table(&cl, sum);
 	if (json)
 		write_json(json, &cl, sum, depth, per, rounds, warmup, commit, setup);
