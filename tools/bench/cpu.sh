@@ -36,7 +36,7 @@
 # PRISM_CPU_IDLE_MS (the target without load, measured before and after
 # the rounds: its background busy fraction, 2000),
 # PRISM_BENCH_COMMIT (recorded), PRISM_MH_WAIT_MS (longest wait for the
-# other guest, 600000).  PRISM_CPU_SMOKE=1 (one guest only): 1000 ops per
+# other guest, 600000).  PRISM_CPU_SMOKE=1 (one guest only): 3000 ops per
 # mode in 1 round, TAP on stdout: every mode gave a result, the target's
 # counters saw exactly the PRISM chains of each segment, the plot was made
 # (make check runs this as the guest suite "cpu").
@@ -52,7 +52,7 @@ B=$here/bench_cpu
 KO=${PRISM_KO:-$repo/kmod/prism.ko}
 SMOKE=${PRISM_CPU_SMOKE:-0}
 if [ "$SMOKE" = 1 ]; then
-	N=${PRISM_CPU_N:-1000} ROUNDS=${PRISM_CPU_ROUNDS:-1} WARMUP=${PRISM_CPU_WARMUP:-20}
+	N=${PRISM_CPU_N:-3000} ROUNDS=${PRISM_CPU_ROUNDS:-1} WARMUP=${PRISM_CPU_WARMUP:-20}
 	IDLE_MS=${PRISM_CPU_IDLE_MS:-500}
 else
 	N=${PRISM_CPU_N:-30000} ROUNDS=${PRISM_CPU_ROUNDS:-3} WARMUP=${PRISM_CPU_WARMUP:-100}
