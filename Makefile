@@ -11,6 +11,8 @@
 #   make deb          install missing packages, Debian packages into build/deb
 #   make bench-large  READ/WRITE 4 KiB..1 MiB, PRISM vs rxe vs TCP in one guest
 #                     run (tools/bench/large.sh; results in build/vm-out)
+#   make bench-cpu    target CPU per op, PRISM vs UDP servers, on two guests
+#                     (tools/bench/cpu.sh; results in build/vm-out)
 #   make demo / deps / clean
 
 # Stock target kernel: the newest installed 6.1 headers (never `uname -r`,
@@ -22,7 +24,7 @@ export PRISM_KVER := $(KVER)
 # Userspace subdirectories that exist yet, library first.
 USER_DIRS := $(foreach d,liburing-prism selftests apps tools,$(if $(wildcard $(d)/Makefile),$(d)))
 
-.PHONY: all module module-debug kernel-debug user deps check demo fuzz deb clean bench-large
+.PHONY: all module module-debug kernel-debug user deps check demo fuzz deb clean bench-large bench-cpu
 
 all: module user
 
@@ -64,6 +66,14 @@ bench-large: deps
 	PRISM_KO=$$ko PRISM_BENCH_COMMIT=$$(git rev-parse --short HEAD 2>/dev/null) \
 		tools/vm/run.sh --kernel stock --timeout $${PRISM_TIMEOUT_BENCH:-3000} -- \
 		tools/bench/large.sh
+
+# Two guests joined by virtio-net, the target's one vCPU measured (doc/CPU-BENCH.md).
+bench-cpu: deps
+	$(MAKE) user
+	ko=$$(tools/kernel/build-module.sh stock | grep '/prism\.ko$$') && \
+	PRISM_KO=$$ko PRISM_BENCH_COMMIT=$$(git rev-parse --short HEAD 2>/dev/null) \
+		tools/vm/multi.sh -n 2 --timeout $${PRISM_TIMEOUT_BENCH:-3000} -- \
+		tools/bench/cpu.sh
 
 clean:
 	tools/kernel/build-module.sh clean

@@ -51,6 +51,10 @@ suite prismctl env \
 # stack (PRISM, rxe's perftest, TCP) gives well-formed nonzero results.
 suite bench env PRISM_LARGE_SMOKE=1 PRISM_OUT=/tmp/bench-large-smoke \
 	"$repo/tools/bench/large.sh"
+# Smoke run of the target-CPU benchmark (one guest, netns, 3000 ops per
+# mode): every mode measured, the target's counters match the ops.
+suite cpu env PRISM_CPU_SMOKE=1 PRISM_OUT=/tmp/bench-cpu-smoke \
+	"$repo/tools/bench/cpu.sh"
 # Applications listed in apps/guest-suites (their suites passed in the VM).
 for app in $(grep -v '^#' "$repo/apps/guest-suites"); do
 	t=$repo/apps/$app/test/run.sh
