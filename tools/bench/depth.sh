@@ -152,19 +152,19 @@ set grid
 set logscale x 2
 set xlabel "ops in flight (depth)"
 set ylabel "ops/s"
+set yrange [0:*]
 plot "$out/depth-bench.dat" using 1:2 with linespoints title "PRISM READ 8", \
      "" using 1:3 with linespoints title "rxe ib_read_bw -s 8", \
      "" using 1:4 with linespoints title "PRISM CAS", \
      "" using 1:5 with linespoints title "rxe ib_atomic_bw CAS"
-unset logscale x
+set yrange [*:*]
 set logscale y
-set xlabel "ops/s"
 set ylabel "latency, us (log scale)"
-plot "$out/depth-bench.dat" using 2:6 with linespoints title "PRISM READ 8 P50", \
-     "" using 2:7 with linespoints title "PRISM READ 8 P99", \
-     "" using 4:8 with linespoints title "PRISM CAS P50", \
-     "" using 4:9 with linespoints title "PRISM CAS P99", \
-     "" using 3:10 with linespoints title "rxe READ 8 (Little's law)", \
-     "" using 5:11 with linespoints title "rxe CAS (Little's law)"
+plot "$out/depth-bench.dat" using 1:6 with linespoints title "PRISM READ 8 P50", \
+     "" using 1:7 with linespoints title "PRISM READ 8 P99", \
+     "" using 1:8 with linespoints title "PRISM CAS P50", \
+     "" using 1:9 with linespoints title "PRISM CAS P99", \
+     "" using 1:10 with linespoints title "rxe READ 8 (mean, Little's law)", \
+     "" using 1:11 with linespoints title "rxe CAS (mean, Little's law)"
 EOF
 bench_finish '{json,csv,dat,md,png}'

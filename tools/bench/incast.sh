@@ -150,9 +150,11 @@ set key outside right top
 set grid ytics
 set ylabel "ops/s per client"
 set xlabel "client"
+set yrange [0:*]
 plot "$out/incast-bench.dat" using 2:xtic(1) title "cc=1", "" using 3 title "cc=0"
 set ylabel "latency P99, us (log scale)"
 set xlabel ""
+set yrange [*:*]
 set logscale y
 plot "$out/incast-bench-p99.dat" using 2:xtic(1) title "cc=1", "" using 3 title "cc=0"
 EOF
