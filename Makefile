@@ -13,6 +13,10 @@
 #                     run (tools/bench/large.sh; results in build/vm-out)
 #   make bench-cpu    target CPU per op, PRISM vs UDP servers, on two guests
 #                     (tools/bench/cpu.sh; results in build/vm-out)
+#   make bench-depth  READ 8 B and CAS at depth 1..256, PRISM vs rxe in one
+#                     guest run (tools/bench/depth.sh; doc/DEPTH-BENCH.md)
+#   make bench-incast 8 client netns x depth 16 -> 1 target, cc=1 and cc=0
+#                     (tools/bench/incast.sh; doc/DEPTH-BENCH.md)
 #   make demo / deps / clean
 
 # Stock target kernel: the newest installed 6.1 headers (never `uname -r`,
@@ -24,7 +28,7 @@ export PRISM_KVER := $(KVER)
 # Userspace subdirectories that exist yet, library first.
 USER_DIRS := $(foreach d,liburing-prism selftests apps tools,$(if $(wildcard $(d)/Makefile),$(d)))
 
-.PHONY: all module module-debug kernel-debug user deps check demo fuzz deb clean bench-large bench-cpu
+.PHONY: all module module-debug kernel-debug user deps check demo fuzz deb clean bench-large bench-cpu bench-depth bench-incast
 
 all: module user
 
@@ -59,13 +63,14 @@ demo: deps
 	$(MAKE) all
 	tools/demo.sh
 
-# One guest run of tools/bench/large.sh with the stock module (doc/LARGE-BENCH.md).
-bench-large: deps
+# One guest run of a benchmark script with the stock module: bench-large
+# (doc/LARGE-BENCH.md), bench-depth and bench-incast (doc/DEPTH-BENCH.md).
+bench-large bench-depth bench-incast: deps
 	$(MAKE) user
 	ko=$$(tools/kernel/build-module.sh stock | grep '/prism\.ko$$') && \
 	PRISM_KO=$$ko PRISM_BENCH_COMMIT=$$(git rev-parse --short HEAD 2>/dev/null) \
 		tools/vm/run.sh --kernel stock --timeout $${PRISM_TIMEOUT_BENCH:-3000} -- \
-		tools/bench/large.sh
+		tools/bench/$(@:bench-%=%).sh
 
 # Two guests joined by virtio-net, the target's one vCPU measured (doc/CPU-BENCH.md).
 bench-cpu: deps

@@ -55,6 +55,12 @@ suite bench env PRISM_LARGE_SMOKE=1 PRISM_OUT=/tmp/bench-large-smoke \
 # mode): every mode measured, the target's counters match the ops.
 suite cpu env PRISM_CPU_SMOKE=1 PRISM_OUT=/tmp/bench-cpu-smoke \
 	"$repo/tools/bench/cpu.sh"
+# Smoke runs of the depth and incast benchmarks (depths 1 and 16, 300 ops;
+# 8 clients for 1 s): every run completes every chain, reports are made.
+suite bench-depth env PRISM_DEPTH_SMOKE=1 PRISM_OUT=/tmp/bench-depth-smoke \
+	"$repo/tools/bench/depth.sh"
+suite bench-incast env PRISM_INCAST_SMOKE=1 PRISM_OUT=/tmp/bench-incast-smoke \
+	"$repo/tools/bench/incast.sh"
 # Applications listed in apps/guest-suites (their suites passed in the VM).
 for app in $(grep -v '^#' "$repo/apps/guest-suites"); do
 	t=$repo/apps/$app/test/run.sh

@@ -1,22 +1,35 @@
 // SPDX-License-Identifier: MIT
 /*
- * Large operations (issue 14): throughput and latency of one READ or WRITE
- * of SIZE bytes with DEPTH of them in flight, over PRISM and over TCP, the
- * two sides of each, for tools/bench/large.sh (which adds rxe through
- * perftest and runs every cell of the grid).  One cell per client run:
+ * Throughput and latency of one READ or WRITE of SIZE bytes (or an 8-byte
+ * CAS) with DEPTH of them in flight, over PRISM and over TCP, the two
+ * sides of each, for tools/bench/large.sh (issue 14: large operations;
+ * it adds rxe through perftest and runs every cell of the grid) and
+ * tools/bench/depth.sh, incast.sh (issue 19: READ 8 B and CAS at depth
+ * up to 256, several clients).  One cell per client run:
  *
  *   bench_large prism-server IF EP INFO MAXSIZE MAXDEPTH
- *   bench_large prism --if IF --info INFO --op read|write --size S
- *                     --depth D [--n N] [--warmup W]
+ *   bench_large prism --if IF --info INFO --op read|write|cas --size S
+ *                     --depth D [--n N] [--warmup W] [--seconds T]
+ *                     [--ready FILE --go FIFO] [--samples FILE]
  *   bench_large tcp-server ADDR PORT READY MAXSIZE
  *   bench_large tcp --addr ADDR --port P --op read|write|stream --size S
  *                   [--depth D] [--n N] [--warmup W]
  *
- * The PRISM server registers 2 * MAXDEPTH * MAXSIZE bytes: a READ area
- * where slot k's SIZE bytes are val_byte(k, i), then a WRITE area.  The
- * client keeps one prebuilt chain per slot (a READ of its value, or a
- * WRITE of its data into its part of the WRITE area) and keeps DEPTH of
- * them in flight with prism_submit() / prism_wait_from().
+ * The PRISM server registers 2 * MAXDEPTH * MAXSIZE + 8 * MAXDEPTH bytes:
+ * a READ area where slot k's SIZE bytes are val_byte(k, i), a WRITE area,
+ * and one 8-byte CAS counter per slot.  The client keeps one prebuilt
+ * chain per slot (a READ of its value, or a WRITE of its data into its
+ * part of the WRITE area; a CAS is built for every op: EQ, the counter's
+ * value to that plus one) and keeps DEPTH of them in flight with
+ * prism_submit() / prism_wait_from().  A CAS client reads its counters
+ * first (a server outlives its clients) and checks every old value, so
+ * two CAS clients must not share a server at the same time.
+ *
+ * --seconds T measures for T seconds instead of N ops (N then caps the
+ * ops); --ready FILE is written after the warm-up, and the measurement
+ * starts once the FIFO --go is opened for writing: the barrier of several
+ * clients started one by one (incast.sh).  --samples FILE gets every
+ * measured latency (us), one per line.
  *
  * TCP (one connection, TCP_NODELAY): a READ is a 16-byte request answered
  * with SIZE bytes, a WRITE is a request followed by SIZE bytes and
@@ -38,6 +51,7 @@
 #define _GNU_SOURCE
 #include <arpa/inet.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <math.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
@@ -50,13 +64,14 @@
 
 #include "bench_util.h"
 
-#define MAX_DEPTH	64u
+#define MAX_DEPTH	BENCH_NSLOTS	/* 256: slot in the low 8 bits of user_data */
 #define WAIT_S		60
 #define CHAIN_TIMEOUT_MS 30000
 #define SOCK_BUF	(64 << 20)	/* SO_RCVBUFFORCE: every completion in flight */
 
-enum { OP_READ, OP_WRITE, OP_STREAM };
-static const char *const op_names[] = { "read", "write", "stream" };
+enum { OP_READ, OP_WRITE, OP_CAS, OP_STREAM, NOPS };
+static const char *const op_names[NOPS] = { "read", "write", "cas", "stream" };
+#define OP_BIT(op)	(1u << (op))
 
 static size_t g_size;		/* prism-server: MAXSIZE */
 static unsigned int g_depth;	/* prism-server: MAXDEPTH */
@@ -111,6 +126,8 @@ struct cell {
 	int		op;
 	unsigned long	size, depth;
 	long		n, warmup;
+	double		seconds;		/* nonzero: measure this long */
+	const char	*ready, *go, *samples;	/* PRISM only */
 };
 
 /* The options of a cell, for a client's pu_opt table (op: its name). */
@@ -121,12 +138,13 @@ struct cell {
 	PU_OPT("n", (c).n, "N", "measured ops (default 100)"),			\
 	PU_OPT("warmup", (c).warmup, "W", "ops before them, not measured (default 10)")
 
-static int op_index(const char *s, int stream_ok)
+/* The index of op name s among the OP_BIT()s of allowed, or -1. */
+static int op_index(const char *s, unsigned int allowed)
 {
 	int i;
 
-	for (i = 0; i < (stream_ok ? 3 : 2); i++)
-		if (s && !strcmp(s, op_names[i]))
+	for (i = 0; i < NOPS; i++)
+		if ((allowed & OP_BIT(i)) && s && !strcmp(s, op_names[i]))
 			return i;
 	return -1;
 }
@@ -137,25 +155,55 @@ static int op_index(const char *s, int stream_ok)
  */
 static int cell_parse(int argc, char **argv, const struct pu_opt *opts,
 		      const char *synopsis, struct cell *c, const char **op,
-		      int stream_ok)
+		      unsigned int allowed)
 {
 	c->depth = 1;
 	c->n = 100;
 	c->warmup = 10;
 	if (pu_parse_opts(argc, argv, opts, synopsis) < 0)
 		return -1;
-	c->op = op_index(*op, stream_ok);
+	c->op = op_index(*op, allowed);
 	if (c->op < 0 || !c->size || !c->depth || c->depth > MAX_DEPTH ||
-	    c->n < 1 || c->warmup < 0) {
+	    c->n < 1 || c->warmup < 0 || c->seconds < 0 ||
+	    (c->op == OP_CAS && c->size != 8)) {
 		pu_opts_usage(opts, synopsis);
 		return -1;
 	}
 	return 0;
 }
 
+/* Wait for the start: c->ready written, then until c->go is opened. */
+static void cell_barrier(const struct cell *c)
+{
+	int fd;
+
+	if (c->ready && pu_write_atomic(c->ready, "ready\n"))
+		die(c->ready, errno);
+	if (!c->go)
+		return;
+	fd = open(c->go, O_RDONLY);	/* blocks until a writer opens it */
+	if (fd < 0)
+		die(c->go, errno);
+	close(fd);
+}
+
+/* Every measured latency of m into path, one per line. */
+static void write_samples(const char *path, const struct bench_mode *m)
+{
+	FILE *f = fopen(path, "w");
+	unsigned long i;
+
+	if (!f)
+		die(path, errno);
+	for (i = 0; i < m->n; i++)
+		fprintf(f, "%.1f\n", m->v[i]);
+	close_or_die(f, path);
+}
+
 /*
  * c->warmup ops (*warm set: the stack checks their data byte for byte),
- * then c->n measured ones, c->depth in flight; prints RESULT.
+ * then c->n measured ones (or as many as c->seconds allow), c->depth in
+ * flight; prints RESULT.
  */
 static void run_cell(const char *stack, const struct cell *c,
 		     const struct pipeline_ops *ops, void *ctx,
@@ -172,10 +220,17 @@ static void run_cell(const char *stack, const struct cell *c,
 	if (c->warmup)
 		run_pipelined(slots, ops, ctx, &m, (unsigned long)c->warmup, 0);
 	*warm = 0;
+	cell_barrier(c);
+	if (c->seconds)
+		m.stop_us = pu_now_us() + c->seconds * 1e6;
 	run_pipelined(slots, ops, ctx, &m, (unsigned long)c->n, 1);
+	if (!m.n)
+		die("no op completed in the measurement", ETIME);
+	if (c->samples)
+		write_samples(c->samples, &m);
 	s = pu_lat_summarize(m.v, m.n);
-	printf("RESULT %s %s %lu %lu %ld %.3f %.1f %.1f %.1f %.1f %.1f %.1f\n",
-	       stack, op_names[c->op], c->size, c->depth, c->n,
+	printf("RESULT %s %s %lu %lu %lu %.3f %.1f %.1f %.1f %.1f %.1f %.1f\n",
+	       stack, op_names[c->op], c->size, c->depth, m.n,
 	       (double)m.n * (double)c->size / (m.busy_us / 1e6) / 1048576.0,
 	       (double)m.n / (m.busy_us / 1e6), s.p50, s.p99, s.mean, s.min,
 	       s.max);
@@ -184,7 +239,10 @@ static void run_cell(const char *stack, const struct cell *c,
 
 /* ---------------------------------------------------------------- PRISM */
 
-/* READ area: slot k's value at k * MAXSIZE; the WRITE area follows. */
+/*
+ * READ area: slot k's value at k * MAXSIZE; the WRITE area follows, then
+ * the CAS counters (8 bytes per slot), all zero.
+ */
 static void fill_region(unsigned char *mem)
 {
 	unsigned int k;
@@ -193,7 +251,7 @@ static void fill_region(unsigned char *mem)
 	for (k = 0; k < g_depth; k++)
 		for (i = 0; i < g_size; i++)
 			mem[k * g_size + i] = rd_byte(k, i);
-	memset(mem + (size_t)g_depth * g_size, 0, (size_t)g_depth * g_size);
+	memset(mem + (size_t)g_depth * g_size, 0, (size_t)g_depth * (g_size + 8));
 }
 
 static int prism_server(int argc, char **argv)
@@ -203,10 +261,10 @@ static int prism_server(int argc, char **argv)
 	g_size = strtoul(argv[4], NULL, 0);
 	g_depth = (unsigned int)strtoul(argv[5], NULL, 0);
 	if (!g_size || !g_depth || g_depth > MAX_DEPTH)
-		die("MAXSIZE and 1 <= MAXDEPTH <= 64", EINVAL);
-	return serve_region(argc, argv, 2 * (size_t)g_depth * g_size,
-			    PRISM_ACCESS_REMOTE_READ | PRISM_ACCESS_REMOTE_WRITE,
-			    fill_region);
+		die("MAXSIZE and 1 <= MAXDEPTH <= 256", EINVAL);
+	return serve_region(argc, argv, (size_t)g_depth * (2 * g_size + 8),
+			    PRISM_ACCESS_REMOTE_READ | PRISM_ACCESS_REMOTE_WRITE |
+			    PRISM_ACCESS_REMOTE_ATOMIC, fill_region);
 }
 
 struct pclient {
@@ -219,6 +277,7 @@ struct pclient {
 	struct slot_pool	slots;
 	struct prism_chain_buf	chain[MAX_DEPTH];
 	__u32			gen[MAX_DEPTH];
+	__u64			cas_val[MAX_DEPTH];	/* each slot's counter */
 	int			busy[MAX_DEPTH];
 	int			warm;		/* in the warm-up: full checks */
 	unsigned char		*out;
@@ -227,8 +286,23 @@ struct pclient {
 
 static __u64 area(const struct pclient *p, int op, unsigned int slot)
 {
+	if (op == OP_CAS)
+		return p->base + 2ull * p->maxdepth * p->maxsize + 8ull * slot;
 	return p->base + (op == OP_WRITE ? (__u64)p->maxdepth * p->maxsize : 0) +
 	       (__u64)slot * p->maxsize;
+}
+
+/* Slot's CAS: its counter from cas_val to cas_val + 1. */
+static void prism_build_cas(struct pclient *p, unsigned int slot)
+{
+	struct prism_chain_buf *c = &p->chain[slot];
+
+	prism_chain_init(c, c->buf, c->cap, 0);
+	prism_prep_cas_u64(c, p->rkey, area(p, OP_CAS, slot), PRISM_CAS_EQ,
+			   p->cas_val[slot], p->cas_val[slot] + 1);
+	prism_chain_set_timeout(c, CHAIN_TIMEOUT_MS);
+	if (prism_chain_error(c))
+		die("chain", prism_chain_error(c));
 }
 
 /* The chain of every slot, built once: only user_data changes. */
@@ -244,6 +318,10 @@ static void prism_build(struct pclient *p)
 		struct prism_chain_buf *c = &p->chain[k];
 
 		prism_chain_init(c, xalloc(cap), cap, 0);
+		if (p->c.op == OP_CAS) {
+			prism_build_cas(p, k);	/* again per op, with cas_val */
+			continue;
+		}
 		if (p->c.op == OP_READ) {
 			prism_prep_read(c, p->rkey, area(p, OP_READ, k), (__u32)p->c.size);
 		} else {
@@ -269,6 +347,8 @@ static void prism_start(void *ctx, int kind, unsigned int slot)
 	if (slot >= p->c.depth)
 		die("slot beyond the depth", EPROTO);
 	p->gen[slot]++;
+	if (p->c.op == OP_CAS)
+		prism_build_cas(p, slot);
 	prism_chain_set_user_data(&p->chain[slot], ((__u64)p->gen[slot] << 8) | slot);
 	p->busy[slot] = 1;
 	p->slots.t_start[slot] = pu_now_us();
@@ -285,6 +365,7 @@ static unsigned int prism_wait_one(void *ctx, int kind, unsigned int *done)
 	const unsigned char *d;
 	unsigned int slot;
 	ssize_t n;
+	__u64 old;
 	__u32 len;
 
 	(void)kind;
@@ -305,6 +386,10 @@ static unsigned int prism_wait_one(void *ctx, int kind, unsigned int *done)
 		if (!d || len != p->c.size || check_ends(d, len, slot, rd_byte) ||
 		    (p->warm && check_all(d, len, slot, rd_byte)))
 			die("READ returned wrong bytes", EIO);
+	} else if (p->c.op == OP_CAS) {
+		if (prism_msg_u64(m, 0, &old) || old != p->cas_val[slot])
+			die("CAS returned a wrong old value", EIO);
+		p->cas_val[slot]++;
 	}
 	p->busy[slot] = 0;
 	done[0] = slot;
@@ -331,6 +416,27 @@ static void prism_verify_write(struct pclient *p)
 		die("the WRITE area does not hold the written bytes", EIO);
 }
 
+/* The CAS counters of the slots, as they are now: one READ of them all. */
+static void prism_read_counters(struct pclient *p)
+{
+	_Alignas(8) unsigned char cb[256], out[8 * MAX_DEPTH + 256];
+	struct prism_chain_buf c;
+	const struct prism_msg *m;
+	const unsigned char *d;
+	unsigned int k;
+	__u32 len;
+
+	prism_chain_init(&c, cb, sizeof(cb), 1ull << 60);
+	prism_prep_read(&c, p->rkey, area(p, OP_CAS, 0), (__u32)(8 * p->c.depth));
+	prism_chain_set_timeout(&c, CHAIN_TIMEOUT_MS);
+	m = execute_or_die(p->fd, &p->dst, &c, out, sizeof(out), "READ of the CAS counters");
+	d = prism_msg_data(m, 0, &len);
+	if (!d || len != 8 * p->c.depth)
+		die("READ of the CAS counters: wrong length", EIO);
+	for (k = 0; k < p->c.depth; k++)
+		p->cas_val[k] = prism_get_le64(d + 8 * k);
+}
+
 /* Room for every completion in flight (root: past net.core.rmem_max). */
 static void big_buffers(int fd)
 {
@@ -353,14 +459,19 @@ static int prism_client(int argc, char **argv)
 	const struct pu_opt opts[] = {
 		PU_OPT("if", ifname, "IF", "interface (required)"),
 		PU_OPT("info", info, "INFO", "the server's info file (required)"),
-		CELL_OPTS(p.c, op, "read|write"),
+		CELL_OPTS(p.c, op, "read|write|cas"),
 		PU_OPT("maxsize", maxsize, "BYTES", "the server's MAXSIZE (default --size)"),
 		PU_OPT("maxdepth", maxdepth, "D", "the server's MAXDEPTH (default 16)"),
+		PU_OPT("seconds", p.c.seconds, "T", "measure T seconds (--n: at most)"),
+		PU_OPT("ready", p.c.ready, "FILE", "written after the warm-up"),
+		PU_OPT("go", p.c.go, "FIFO", "measure once FIFO is opened for writing"),
+		PU_OPT("samples", p.c.samples, "FILE", "every measured latency (us)"),
 		PU_OPT_END,
 	};
 	const char *synopsis = "bench_large prism --if IF --info INFO --op OP --size S [options]";
 
-	if (cell_parse(argc, argv, opts, synopsis, &p.c, &op, 0))
+	if (cell_parse(argc, argv, opts, synopsis, &p.c, &op,
+		       OP_BIT(OP_READ) | OP_BIT(OP_WRITE) | OP_BIT(OP_CAS)))
 		return 2;
 	if (!ifname || !info)
 		return pu_opts_usage(opts, synopsis);
@@ -381,22 +492,20 @@ static int prism_client(int argc, char **argv)
 	if (p.out_len < p.c.size + sizeof(struct prism_msg))	/* WRITE */
 		p.out_len = p.c.size + sizeof(struct prism_msg) + 64;
 	p.out = xalloc(p.out_len);
+	if (p.c.op == OP_CAS)
+		prism_read_counters(&p);
 
 	run_cell("prism", &p.c, &prism_pipeline, &p, &p.slots, &p.warm);
 	if (p.c.op == OP_WRITE)
 		prism_verify_write(&p);
 	memset(&st, 0, sizeof(st));
 	prism_get_stats(p.fd, &st);
-	printf("STATS prism %s %lu %lu chains_sent=%llu retransmits=%llu timed_out=%llu nacks=%llu segs_sent=%llu segs_resent=%llu segs_received=%llu grants_sent=%llu\n",
-	       op_names[p.c.op], p.c.size, p.c.depth,
-	       (unsigned long long)st.chains_sent,
-	       (unsigned long long)st.retransmits,
-	       (unsigned long long)st.chains_timed_out,
-	       (unsigned long long)st.nacks_received,
-	       (unsigned long long)st.segs_sent,
-	       (unsigned long long)st.segs_resent,
-	       (unsigned long long)st.segs_received,
-	       (unsigned long long)st.grants_sent);
+	/* every counter of the socket, under its name in PRISM_STATS_LIST */
+#define STAT_PRINT(ID, name)	printf(" " #name "=%llu", (unsigned long long)st.name);
+	printf("STATS prism %s %lu %lu", op_names[p.c.op], p.c.size, p.c.depth);
+	PRISM_STATS_LIST(STAT_PRINT)
+	printf("\n");
+#undef STAT_PRINT
 	close(p.fd);
 	return 0;
 }
@@ -454,7 +563,7 @@ static void tcp_serve(int fd, unsigned char *buf, size_t maxsize)
 	__u64 ack = 0, i;
 
 	while (!xrecv(fd, &r, sizeof(r))) {
-		if (r.size > maxsize || r.op > OP_STREAM)
+		if (r.size > maxsize || r.op > OP_STREAM || r.op == OP_CAS)
 			die("bad request", EPROTO);
 		if (r.op == OP_READ) {
 			xsend(fd, buf, r.size);
@@ -585,7 +694,8 @@ static int tcp_client(int argc, char **argv)
 	};
 	const char *synopsis = "bench_large tcp --addr IPV4 --port P --op OP --size S [options]";
 
-	if (cell_parse(argc, argv, opts, synopsis, &t.c, &op, 1))
+	if (cell_parse(argc, argv, opts, synopsis, &t.c, &op,
+		       OP_BIT(OP_READ) | OP_BIT(OP_WRITE) | OP_BIT(OP_STREAM)))
 		return 2;
 	if (!addr || !port || port > 65535 || inet_pton(AF_INET, addr, &a.sin_addr) != 1)
 		return pu_opts_usage(opts, synopsis);

@@ -1,7 +1,38 @@
 # SPDX-License-Identifier: MIT
 """What the report scripts of the benchmarks (rxe_report.py,
-large_report.py) share: latency statistics and perftest's raw samples."""
+large_report.py, depth_report.py) share: latency statistics, perftest's
+raw samples, the assertions on the results ("CHECK 0|1 what" lines, which
+the guest scripts turn into TAP), numbers and their formatting."""
 import math, re
+
+checks = []
+
+
+def check(ok, what):
+    """Record an assertion on the results (print_checks() prints them)."""
+    checks.append((bool(ok), what))
+
+
+def print_checks():
+    for ok, w in checks:
+        print("CHECK %d %s" % (0 if ok else 1, w))
+
+
+def num(x):
+    """float(x), or None unless a finite number."""
+    try:
+        v = float(x)
+    except ValueError:
+        return None
+    return v if math.isfinite(v) else None
+
+
+def ratio(a, b):
+    return round(a / b, 3) if a and b else None
+
+
+def fmt(x, p=1):
+    return "%.*f" % (p, x) if x is not None else "-"
 
 
 def stats(v):

@@ -108,7 +108,7 @@ static inline int check_value(const unsigned char *p, unsigned int len,
  * rotates, so that drift in a loaded TCG guest affects all modes alike.
  */
 #define BENCH_MAX_ROUNDS	100
-#define BENCH_NSLOTS		128	/* slot index: low 8 bits of a tag */
+#define BENCH_NSLOTS		256	/* slot index: low 8 bits of a tag */
 
 struct bench_mode {
 	const char	*name;
@@ -119,6 +119,7 @@ struct bench_mode {
 	double		busy_us;	/* recorded segments, wall clock */
 	double		seg_ops[BENCH_MAX_ROUNDS];	/* ops/s of each recorded segment */
 	unsigned int	nseg;
+	double		stop_us;	/* nonzero: no op started from then (pu_now_us()) */
 };
 
 /*
@@ -166,7 +167,11 @@ struct pipeline_ops {
 	unsigned int	(*wait)(void *ctx, int kind, unsigned int *done);
 };
 
-/* nops ops with m->depth in flight; recorded unless warm-up. */
+/*
+ * nops ops with m->depth in flight; recorded unless warm-up.  With
+ * m->stop_us set, no op starts from that time on (nops is then a cap): the
+ * ops in flight finish, and the segment counts those completed.
+ */
 static inline void run_pipelined(struct slot_pool *p, const struct pipeline_ops *ops,
 				 void *ctx, struct bench_mode *m,
 				 unsigned long nops, int record)
@@ -174,14 +179,21 @@ static inline void run_pipelined(struct slot_pool *p, const struct pipeline_ops 
 	unsigned long issued = 0, completed = 0;
 	unsigned int done[BENCH_NSLOTS], inflight = 0, nd, i, slot;
 	double t0 = pu_now_us(), t;
+	int stopped = 0;
 
-	while (completed < nops) {
-		while (inflight < m->depth && issued < nops) {
+	while (completed < issued || (issued < nops && !stopped)) {
+		while (inflight < m->depth && issued < nops && !stopped) {
+			if (m->stop_us && pu_now_us() >= m->stop_us) {
+				stopped = 1;
+				break;
+			}
 			slot = p->free[--p->nfree];
 			ops->start(ctx, m->kind, slot);
 			inflight++;
 			issued++;
 		}
+		if (!inflight)
+			break;
 		nd = ops->wait(ctx, m->kind, done);
 		t = pu_now_us();
 		for (i = 0; i < nd; i++) {
@@ -193,7 +205,7 @@ static inline void run_pipelined(struct slot_pool *p, const struct pipeline_ops 
 		completed += nd;
 	}
 	if (record)
-		mode_segment_done(m, nops, t0);
+		mode_segment_done(m, completed, t0);
 }
 
 /* Room for rounds * per latencies in every mode. */

@@ -42,16 +42,11 @@
 # "bench").
 set -u
 
-here=$(cd "$(dirname "$0")" && pwd)
-repo=$(cd "$here/../.." && pwd)
 # shellcheck source=lib.sh
-. "$here/lib.sh"
+. "$(dirname "$0")/lib.sh"
 # shellcheck source=rxe_net.sh
-. "$here/rxe_net.sh"
-# shellcheck source=../lib/tap.sh
-. "$repo/tools/lib/tap.sh"
-B=$here/bench_large
-KO=${PRISM_KO:-$repo/kmod/prism.ko}
+. "$bench_dir/rxe_net.sh"
+B=$bench_dir/bench_large
 SMOKE=${PRISM_LARGE_SMOKE:-0}
 MTU=${PRISM_LARGE_MTU:-1500}
 if [ "$SMOKE" = 1 ]; then
@@ -66,8 +61,6 @@ else
 	NMIN=${PRISM_LARGE_NMIN:-32} NMAX=${PRISM_LARGE_NMAX:-2000}
 	TMO=${PRISM_LARGE_TIMEOUT:-300}
 fi
-out=${PRISM_OUT:-$repo/build/vm-out}
-raw=$out/bench-large-raw
 CPU_C=0
 CPU_S=1
 [ "$(nproc)" -ge 2 ] || CPU_S=0
@@ -80,44 +73,33 @@ CPU_T=${PRISM_LARGE_TCP_CPU:-$CPU_C}
 TCP_PORT=18800
 port=18900
 
-log() { echo "# bench-large: $*"; }
-
-bench_begin bench-large
+bench_begin bench-large "$SMOKE"
 large_cleanup() {
 	bench_cleanup
 	rxe_pair_down
 }
 trap large_cleanup EXIT
-if [ "$SMOKE" = 1 ]; then
-	tap_header
-	fail() { tap_bail "bench-large: $*"; }
-fi
 need_binary "$B" tools/bench
-need_binary "$here/rxe_lat" tools/bench
+need_binary "$bench_dir/rxe_lat" tools/bench
 command -v ib_read_bw > /dev/null || fail "perftest is not installed"
-mkdir -p "$raw" || fail "cannot create $raw"
-rm -f "$raw"/*
+bench_raw "${PRISM_OUT:-$repo/build/vm-out}"
 load_module prism "$KO" || fail "insmod $KO failed"
 rxe_pair_up || fail "the root-netns veth pair and rxe: see above"
 ip link set va mtu "$MTU" && ip link set vb mtu "$MTU" || fail "MTU $MTU on va/vb"
-log "rxe0 (va) gid $G0, rxe1 (vb) gid $G1; sizes $SIZES, depths $DEPTHS, MTU $MTU"
+bench_log "rxe0 (va) gid $G0, rxe1 (vb) gid $G1; sizes $SIZES, depths $DEPTHS, MTU $MTU"
 
 maxsize=0 maxdepth=0
 for s in $SIZES; do [ "$s" -gt $maxsize ] && maxsize=$s; done
 for d in $DEPTHS; do [ "$d" -gt $maxdepth ] && maxdepth=$d; done
 # perftest's latency samples are TSC cycles: converted with the rate on
 # the client's CPU (rxe.sh explains why not with perftest's own)
-MHZ=$(taskset -c $CPU_C "$here/rxe_lat" tsc-mhz | awk '{print $1}')
+MHZ=$(taskset -c $CPU_C "$bench_dir/rxe_lat" tsc-mhz | awk '{print $1}')
 case $MHZ in ''|*[!0-9.]*) fail "could not measure the TSC rate" ;; esac
 
-taskset -c $CPU_S "$B" prism-server vb 1 "$work/ps.info" $maxsize $maxdepth \
-	> "$raw/prism-server.txt" 2>&1 &
-bench_pids+=($!)
-wait_file "$work/ps.info" 60000 $! || { cat "$raw/prism-server.txt"; fail "PRISM server did not start"; }
-taskset -c "$CPU_T" "$B" tcp-server $RXE_IP_B $TCP_PORT "$work/tcp.ready" $maxsize \
-	> "$raw/tcp-server.txt" 2>&1 &
-bench_pids+=($!)
-wait_file "$work/tcp.ready" 60000 $! || { cat "$raw/tcp-server.txt"; fail "TCP server did not start"; }
+bench_server "$work/ps.info" "$raw/prism-server.txt" \
+	taskset -c $CPU_S "$B" prism-server vb 1 "$work/ps.info" $maxsize $maxdepth
+bench_server "$work/tcp.ready" "$raw/tcp-server.txt" \
+	taskset -c "$CPU_T" "$B" tcp-server $RXE_IP_B $TCP_PORT "$work/tcp.ready" $maxsize
 
 res=$work/results.txt
 : > "$res"
@@ -135,17 +117,11 @@ ops() {
 	echo "$n $w"
 }
 
-# note WHAT FILE: a client failed; its output goes to the log
-note() {
-	log "$1 failed:"
-	tail -5 "$2" | sed 's/^/#   /'
-}
-
 run_prism() {	# OP SIZE DEPTH N W
 	local f=$raw/prism-$1-$2-d$3.txt
 	taskset -c $CPU_C timeout "$TMO" "$B" prism --if va --info "$work/ps.info" --op "$1" \
 		--size "$2" --depth "$3" --n "$4" --warmup "$5" --maxsize $maxsize \
-		--maxdepth $maxdepth > "$f" 2>&1 || { note "PRISM $1 $2 depth $3" "$f"; failed=$((failed + 1)); }
+		--maxdepth $maxdepth > "$f" 2>&1 || { bench_note "PRISM $1 $2 depth $3" "$f"; failed=$((failed + 1)); }
 	grep -E '^(RESULT|STATS) ' "$f" >> "$res"
 }
 
@@ -153,63 +129,23 @@ run_tcp() {	# OP SIZE DEPTH N W
 	local f=$raw/tcp-$1-$2-d$3.txt
 	taskset -c $CPU_C timeout "$TMO" "$B" tcp --addr $RXE_IP_B --port $TCP_PORT --op "$1" \
 		--size "$2" --depth "$3" --n "$4" --warmup "$5" > "$f" 2>&1 ||
-		{ note "TCP $1 $2 depth $3" "$f"; failed=$((failed + 1)); }
+		{ bench_note "TCP $1 $2 depth $3" "$f"; failed=$((failed + 1)); }
 	grep '^RESULT ' "$f" >> "$res"
 }
 
-# perftest_pair NAME BIN ARGS...: a server on rxe1 (vb), a client on rxe0
-# (va), its output in $raw/NAME.txt; 0 if it exited 0
-perftest_pair() {
-	local name=$1 bin=$2 rc
-	shift 2
-	port=$((port + 1))
-	taskset -c $CPU_S timeout "$TMO" "$bin" -F -d rxe1 -x "$G1" -p $port "$@" \
-		> "$raw/$name-server.txt" 2>&1 &
-	bench_pids+=($!)
-	wait_listen $port || log "perftest $name: server not listening after 60 s"
-	perftest_client "$raw/$name.txt" taskset -c $CPU_C timeout "$TMO" "$bin" -F -d rxe0 \
-		-x "$G0" -p $port "$@" $RXE_IP_B
-	rc=$?
-	# the server exits after its test; not after a failed client
-	[ $rc = 0 ] || kill -KILL "${bench_pids[-1]}" 2>/dev/null
-	wait "${bench_pids[-1]}" 2>/dev/null
-	unset 'bench_pids[-1]'
-	return $rc
-}
-
-# BW average (MiB/s) of a perftest bandwidth report: the line that starts
-# with the size; empty unless a finite positive number (perftest prints
-# inf when its clock calibration failed)
+# bw_avg SIZE FILE: BW average (MiB/s) of a perftest bandwidth report: the
+# line that starts with the size; empty unless a finite positive number
+# (perftest prints inf when its clock calibration failed)
 bw_avg() {
-	awk -v s="$2" '$1 == s && NF >= 5 && $4 ~ /^[0-9.]+$/ && $4 + 0 > 0 { print $4; exit }' "$1"
-}
-
-# rxe's counters and the kernel's last words, after a perftest failure
-rxe_diag() {
-	{
-		echo "=== $1"
-		rdma statistic show
-		dmesg | tail -n 20
-	} >> "$raw/rxe-diag.txt" 2>&1
+	awk -v s="$1" '$1 == s && NF >= 5 && $4 ~ /^[0-9.]+$/ && $4 + 0 > 0 { print $4; exit }' "$2"
 }
 
 run_rxe() {	# OP SIZE DEPTH N W
-	local name=rxe-$1-$2-d$3 extra=() try bw=
+	local name=rxe-$1-$2-d$3 extra=()
 	# no --perform_warm_up: with it, 1 KiB at -t 4 hung in the guest
 	[ "$1" = read ] && extra=(-o "$3")
-	for try in 1 2 3; do
-		if ! perftest_pair "$name" "ib_$1_bw" -s "$2" -n "$4" -t "$3" "${extra[@]}"; then
-			note "ib_$1_bw $2 depth $3 (try $try)" "$raw/$name.txt"
-			rxe_diag "$name try $try"
-			cp "$raw/$name.txt" "$raw/$name-try$try.txt"
-			continue
-		fi
-		bw=$(bw_avg "$raw/$name.txt" "$2")
-		[ -n "$bw" ] && break
-		note "ib_$1_bw $2 depth $3: no finite bandwidth (try $try)" "$raw/$name.txt"
-	done
-	if [ -n "$bw" ]; then
-		echo "PERFBW $1 $2 $3 $4 $bw $raw/$name.txt" >> "$res"
+	if perftest_retry "$name" "bw_avg $2" "ib_$1_bw" -s "$2" -n "$4" -t "$3" "${extra[@]}"; then
+		echo "PERFBW $1 $2 $3 $4 $perftest_value $raw/$name.txt" >> "$res"
 	else
 		failed=$((failed + 1))
 	fi
@@ -218,7 +154,7 @@ run_rxe() {	# OP SIZE DEPTH N W
 run_rxe_lat() {	# OP SIZE N W
 	local name=rxe-lat-$1-$2
 	perftest_pair "$name" "ib_$1_lat" -C -U -s "$2" -n $(($3 + $4 + 1)) ||
-		{ note "ib_$1_lat $2" "$raw/$name.txt"; rxe_diag "$name"; failed=$((failed + 1)); }
+		{ bench_note "ib_$1_lat $2" "$raw/$name.txt"; rxe_diag "$name"; failed=$((failed + 1)); }
 	echo "PERFLAT $1 $2 $3 $4 $raw/$name.txt" >> "$res"
 }
 
@@ -229,7 +165,7 @@ for size in $SIZES; do
 	for op in read write; do
 		for depth in $DEPTHS; do
 			read -r n w <<< "$(ops "$size" "$depth")"
-			log "$op $size depth $depth: $n ops (+$w warm-up) per stack"
+			bench_log "$op $size depth $depth: $n ops (+$w warm-up) per stack"
 			for j in 0 1 2; do
 				"run_${stacks[$(((cell + j) % 3))]}" $op "$size" "$depth" "$n" "$w"
 			done
@@ -241,17 +177,15 @@ for size in $SIZES; do
 	read -r n w <<< "$(ops "$size" 1)"
 	taskset -c $CPU_C timeout "$TMO" "$B" tcp --addr $RXE_IP_B --port $TCP_PORT --op stream \
 		--size "$size" --n "$n" --warmup "$w" > "$raw/tcp-stream-$size.txt" 2>&1 ||
-		{ note "TCP stream $size" "$raw/tcp-stream-$size.txt"; failed=$((failed + 1)); }
+		{ bench_note "TCP stream $size" "$raw/tcp-stream-$size.txt"; failed=$((failed + 1)); }
 	grep '^RESULT ' "$raw/tcp-stream-$size.txt" >> "$res"
 done
-log "measurements took $(($(date +%s) - t0)) s; $failed client runs failed"
+bench_log "measurements took $(($(date +%s) - t0)) s; $failed client runs failed"
 cp "$res" "$raw/results.txt"
 
-python3 "$here/large_report.py" "$res" "$out" "$(uname -r)" "$MHZ" \
+bench_report "$bench_dir/large_report.py" "$res" "$out" "$(uname -r)" "$MHZ" \
 	"${PRISM_BENCH_COMMIT:-unknown}" "$SIZES" "$DEPTHS" \
-	"ops per cell: $BYTES bytes / size, clamped to [$NMIN, $NMAX], at least 2 x depth; warm-up a tenth, at least 2 and depth" \
-	> "$work/report.txt" 2>&1 || { cat "$work/report.txt"; fail "large_report.py failed"; }
-grep -v '^CHECK ' "$work/report.txt" | sed 's/^/# /'
+	"ops per cell: $BYTES bytes / size, clamped to [$NMIN, $NMAX], at least 2 x depth; warm-up a tenth, at least 2 and depth"
 
 # plot into the guest's tmpfs, then copy (rxe.sh once got an empty PNG)
 bench_plot "$work/bench-large.png" \
@@ -267,17 +201,4 @@ set ylabel "latency, us (log scale)"
 plot "$out/bench-large.dat" using 5:xtic(1) title "PRISM p50", \
      "" using 6 title "rxe (ib_*_lat median at d1, Little's law at d>1)", "" using 7 title "TCP p50"
 EOF
-cp "$work/bench-large.png" "$out/bench-large.png" 2>/dev/null
-
-if [ "$SMOKE" = 1 ]; then
-	tap_result "$failed" "every client run exited 0 ($failed failed)"
-	while read -r _ rc what; do
-		tap_result "$rc" "$what"
-	done < <(grep '^CHECK ' "$work/report.txt")
-	check "bench-large.png is a PNG" '[ "$(head -c 4 "$out/bench-large.png" | tail -c 3)" = PNG ]'
-	tap_finish
-	exit
-fi
-grep '^CHECK 1' "$work/report.txt" | sed 's/^CHECK 1/# bench-large: check failed:/'
-log "results: $out/bench-large.{json,csv,dat,md,png}, raw outputs in $raw"
-[ "$failed" = 0 ]
+bench_finish '{json,csv,dat,md,png}'

@@ -14,10 +14,10 @@ RES lines (large.sh writes them):
   PERFBW OP SIZE DEPTH N MIB_S FILE     (perftest ib_OP_bw, BW average)
   PERFLAT OP SIZE N W FILE              (perftest ib_OP_lat -C -U, raw cycles)
 """
-import json, math, os, sys, time
+import json, os, sys, time
 sys.dont_write_bytecode = True
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from bench_report import stats, perftest_samples
+from bench_report import stats, perftest_samples, check, checks, print_checks, num, ratio, fmt
 
 res, out, kver, mhz, commit = sys.argv[1], sys.argv[2], sys.argv[3], float(sys.argv[4]), sys.argv[5]
 sizes = [int(x) for x in sys.argv[6].split()]
@@ -25,19 +25,6 @@ depths = [int(x) for x in sys.argv[7].split()]
 note = sys.argv[8] if len(sys.argv) > 8 else ""
 ops = ["read", "write"]
 R, S, LAT = {}, {}, {}
-checks = []
-
-
-def check(ok, what):
-    checks.append((bool(ok), what))
-
-
-def num(x):
-    try:
-        v = float(x)
-    except ValueError:
-        return None
-    return v if math.isfinite(v) else None
 
 
 for line in open(res):
@@ -64,10 +51,6 @@ for line in open(res):
 
 def g(*k):
     return R.get(k[:-1], {}).get(k[-1])
-
-
-def ratio(a, b):
-    return round(a / b, 3) if a and b else None
 
 
 def rxe_lat(op, size, depth):
@@ -146,10 +129,6 @@ def human(size):
         "%d KiB" % (size >> 10) if size >= 1024 and not size % 1024 else "%d B" % size
 
 
-def fmt(x, p=1):
-    return "%.*f" % (p, x) if x is not None else "-"
-
-
 ndat = 0
 with open(out + "/bench-large.dat", "w") as d:
     d.write("# label prism_mib_s rxe_mib_s tcp_mib_s prism_p50_us rxe_lat_us tcp_p50_us\n")
@@ -185,5 +164,4 @@ for gl in goals:
 with open(out + "/bench-large.md", "w") as m:
     m.write("\n".join(lines) + "\n")
 print("\n".join(lines))
-for ok, w in checks:
-    print("CHECK %d %s" % (0 if ok else 1, w))
+print_checks()

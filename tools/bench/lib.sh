@@ -1,11 +1,42 @@
 # SPDX-License-Identifier: MIT
 # shellcheck shell=bash
 # Shell helpers for the benchmarks run INSIDE the guest as root (indirect.sh,
-# uring.sh, kv.sh).  Source this file, then call bench_begin.
+# uring.sh, kv.sh, large.sh, depth.sh, incast.sh).  Source this file, then
+# call bench_begin.  It sets $bench_dir (tools/bench), $repo (the
+# checkout) and $KO (PRISM_KO, default $repo/kmod/prism.ko).
 #
-#   bench_begin NAME          messages as "NAME: ...", a temporary $work,
-#                             everything below undone on exit
+#   bench_begin NAME [TAP]    messages as "NAME: ...", a temporary $work,
+#                             everything below undone on exit; TAP=1 (a
+#                             smoke run): tools/lib/tap.sh sourced,
+#                             "TAP version 13" now, and fail is a
+#                             "Bail out!"
 #   fail MSG...               print NAME: MSG to stderr and exit 1
+#   bench_raw DIR             $out = DIR, $raw = DIR/NAME-raw, created
+#                             and emptied: the raw outputs of the run
+#   bench_server READY LOG CMD...
+#                             CMD in the background (killed on exit),
+#                             its output in LOG; fails unless it writes
+#                             the file READY within 60 s
+#   bench_report SCRIPT ARGS...
+#                             python3 SCRIPT ARGS into $work/report.txt
+#                             (fails if it does), its lines but the
+#                             "CHECK 0|1 what" ones printed as comments
+#   bench_finish EXTS         the last call: copies the plot
+#                             $work/NAME.png to $out; with TAP, one test
+#                             for $failed (client runs that failed), one
+#                             per CHECK line of the report, one for the
+#                             PNG, then tap_finish's status; else the
+#                             failed CHECKs as comments, where the
+#                             results are ($out/NAME.EXTS, $raw), and
+#                             status 0 iff $failed is 0
+#   bench_log MSG...          "# NAME: MSG" on stdout
+#   bench_note WHAT FILE      "# NAME: WHAT failed:" and the last lines of
+#                             FILE (a client's output), as comments
+#   prism_counters [NETNS] > FILE
+#                             the counters of /proc/net/prism ("name value")
+#   counter_deltas BEFORE AFTER
+#                             "name=delta" of every counter of two such
+#                             files, on one line
 #   need_binary B MAKEDIR     fail unless B is built (make -C MAKEDIR)
 #   load_module NAME KO [PARAM=V...]
 #                             insmod KO unless NAME is loaded; if this
@@ -21,8 +52,11 @@
 #                             gnuplot script (ylabels, plots) on stdin; a
 #                             failure is reported, not fatal
 #
+bench_dir=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+repo=$(cd "$bench_dir/../.." && pwd)
+KO=${PRISM_KO:-$repo/kmod/prism.ko}
 # shellcheck source=../lib/hosts.sh
-. "$(dirname "${BASH_SOURCE[0]}")/../lib/hosts.sh"
+. "$bench_dir/../lib/hosts.sh"
 
 bench_name=bench
 bench_pids=()
@@ -30,7 +64,33 @@ bench_netns=()
 bench_modules=()
 work=
 
-fail() { echo "$bench_name: $*" >&2; exit 1; }
+bench_tap=0
+
+fail() {
+	[ "$bench_tap" = 1 ] && tap_bail "$bench_name: $*"
+	echo "$bench_name: $*" >&2
+	exit 1
+}
+bench_log() { echo "# $bench_name: $*"; }
+
+bench_note() {
+	bench_log "$1 failed:"
+	tail -5 "$2" | sed 's/^/#   /'
+}
+
+prism_counters() {
+	if [ -n "${1:-}" ]; then
+		ip netns exec "$1" cat /proc/net/prism
+	else
+		cat /proc/net/prism
+	fi
+}
+
+counter_deltas() {
+	awk 'NR == FNR { b[$1] = $2; next }
+	     ($1 in b) && $2 ~ /^[0-9]+$/ { printf "%s%s=%d", sep, $1, $2 - b[$1]; sep = " " }
+	     END { print "" }' "$1" "$2"
+}
 
 bench_cleanup() {
 	local p ns m
@@ -50,8 +110,52 @@ bench_cleanup() {
 
 bench_begin() {
 	bench_name=$1
+	bench_tap=${2:-0}
+	if [ "$bench_tap" = 1 ]; then
+		# shellcheck source=../lib/tap.sh
+		. "$repo/tools/lib/tap.sh"
+		tap_header
+	fi
 	work=$(mktemp -d "/tmp/$1.XXXXXX") || fail "mktemp"
 	trap bench_cleanup EXIT
+}
+
+bench_raw() {
+	out=$1
+	raw=$out/$bench_name-raw
+	mkdir -p "$raw" || fail "cannot create $raw"
+	rm -f "$raw"/*
+}
+
+bench_server() {
+	local ready=$1 log=$2
+	shift 2
+	"$@" > "$log" 2>&1 &
+	bench_pids+=($!)
+	wait_file "$ready" 60000 $! || { cat "$log"; fail "server did not start (its output: $log)"; }
+}
+
+bench_report() {
+	python3 "$@" > "$work/report.txt" 2>&1 ||
+		{ cat "$work/report.txt"; fail "$(basename "$1") failed"; }
+	grep -v '^CHECK ' "$work/report.txt" | sed 's/^/# /'
+}
+
+bench_finish() {
+	local png=$out/$bench_name.png rc what
+	cp "$work/$bench_name.png" "$png" 2>/dev/null
+	if [ "$bench_tap" = 1 ]; then
+		tap_result "$failed" "every client run exited 0 ($failed failed)"
+		while read -r _ rc what; do
+			tap_result "$rc" "$what"
+		done < <(grep '^CHECK ' "$work/report.txt")
+		tap_check "$bench_name.png is a PNG" '[ "$(head -c 4 "$png" | tail -c 3)" = PNG ]'
+		tap_finish
+		return
+	fi
+	grep '^CHECK 1' "$work/report.txt" | sed "s/^CHECK 1/# $bench_name: check failed:/"
+	bench_log "results: $out/$bench_name.$1, raw outputs in $raw"
+	[ "$failed" = 0 ]
 }
 
 need_binary() {

@@ -1,6 +1,6 @@
 # SPDX-License-Identifier: MIT
 # shellcheck shell=bash
-# The network of the benchmarks that run SoftRoCE (rxe.sh, large.sh),
+# The network of the benchmarks that run SoftRoCE (rxe.sh, large.sh, depth.sh),
 # INSIDE the guest as root.  On Debian's 6.1 kernel rxe works only in the
 # initial network namespace (doc/RXE-COMPARISON.md), so both ends of one
 # veth pair stay there, with /32 addresses and policy routing so that
@@ -20,6 +20,22 @@
 #                             (5 times, 3 s apart) while it cannot reach its
 #                             server's port, each retry noted in
 #                             $work/retries.txt
+#   perftest_pair NAME BIN ARGS...
+#                             perftest BIN: a server on rxe1 (vb, CPU
+#                             $CPU_S), a client on rxe0 (va, CPU $CPU_C),
+#                             each under `timeout $TMO`, on TCP port
+#                             $port + 1 ($port grows); outputs in
+#                             $raw/NAME{,-server}.txt; 0 if the client
+#                             exited 0 (lib.sh's bench_pids, bench_log)
+#   perftest_retry NAME PARSE BIN ARGS...
+#                             perftest_pair NAME BIN ARGS... up to 3 times,
+#                             until `PARSE FILE` (PARSE split into words)
+#                             prints a result from its output FILE: that
+#                             result in $perftest_value; 1 (and it empty)
+#                             if all 3 failed; each failure noted, its
+#                             output kept as $raw/NAME-tryN.txt
+#   rxe_diag WHAT             rxe's counters and the kernel's last words
+#                             appended to $raw/rxe-diag.txt
 
 RXE_MAC_A=02:00:00:00:07:0a
 RXE_MAC_B=02:00:00:00:07:0b
@@ -53,6 +69,50 @@ perftest_client() {
 		[ $try = 5 ] || sleep 3
 	done
 	return $rc
+}
+
+perftest_pair() {
+	local name=$1 bin=$2 rc
+	shift 2
+	port=$((port + 1))
+	taskset -c "$CPU_S" timeout "$TMO" "$bin" -F -d rxe1 -x "$G1" -p $port "$@" \
+		> "$raw/$name-server.txt" 2>&1 &
+	bench_pids+=($!)
+	wait_listen $port || bench_log "perftest $name: server not listening after 60 s"
+	perftest_client "$raw/$name.txt" taskset -c "$CPU_C" timeout "$TMO" "$bin" -F -d rxe0 \
+		-x "$G0" -p $port "$@" $RXE_IP_B
+	rc=$?
+	# the server exits after its test; not after a failed client
+	[ $rc = 0 ] || kill -KILL "${bench_pids[-1]}" 2>/dev/null
+	wait "${bench_pids[-1]}" 2>/dev/null
+	unset 'bench_pids[-1]'
+	return $rc
+}
+
+perftest_retry() {
+	local name=$1 parse=$2 try
+	shift 2
+	perftest_value=
+	for try in 1 2 3; do
+		if ! perftest_pair "$name" "$@"; then
+			bench_note "$1 $name (try $try)" "$raw/$name.txt"
+			rxe_diag "$name try $try"
+			cp "$raw/$name.txt" "$raw/$name-try$try.txt"
+			continue
+		fi
+		perftest_value=$($parse "$raw/$name.txt")
+		[ -n "$perftest_value" ] && return 0
+		bench_note "$1 $name: no result in its output (try $try)" "$raw/$name.txt"
+	done
+	return 1
+}
+
+rxe_diag() {
+	{
+		echo "=== $1"
+		rdma statistic show
+		dmesg | tail -n 20
+	} >> "$raw/rxe-diag.txt" 2>&1
 }
 
 gid_index() {
