@@ -51,8 +51,14 @@ static bool prism_skb_add_pages(struct sk_buff *skb, u32 *left)
 	while (*left && skb_shinfo(skb)->nr_frags < MAX_SKB_FRAGS) {
 		order = min_t(unsigned int, get_order(*left), PRISM_CSKB_ORDER);
 		for (;;) {
+			/*
+			 * Compound: the skb frees a fragment with put_page(),
+			 * which frees (and uncharges) all of a compound page
+			 * but only the first page of a plain high-order one.
+			 */
 			page = alloc_pages(GFP_KERNEL_ACCOUNT | __GFP_NOWARN |
-					   (order ? __GFP_NORETRY : 0), order);
+					   (order ? __GFP_NORETRY | __GFP_COMP : 0),
+					   order);
 			if (page || !order)
 				break;
 			order--;

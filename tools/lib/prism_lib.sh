@@ -13,6 +13,8 @@
 # hosts.sh   hosts (network namespaces on one bridge): hosts_up,
 #            hosts_down, host_exec, host_mac
 # module.sh  prism_load, prism_unload
+# memcg.sh   memory cgroups: memcg_new, memcg_enter, memcg_kernel,
+#            memcg_del, memcg_cleanup
 #
 # Not sourced here: demo_app.sh, the setup of the applications'
 # demo-guest.sh scripts (make demo), and c/, the C helper library.
@@ -30,4 +32,6 @@ _prism_lib=$(dirname "${BASH_SOURCE[0]}")
 . "$_prism_lib/module.sh"
 # shellcheck source=hosts.sh
 . "$_prism_lib/hosts.sh"
+# shellcheck source=memcg.sh
+. "$_prism_lib/memcg.sh"
 unset _prism_lib

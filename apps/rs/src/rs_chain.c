@@ -104,14 +104,17 @@ static int chain_queue(struct rs_client *c, struct rs_chain *ch,
 		       struct prism_chain_buf *cb)
 {
 	struct rs_rep *rp = &c->rep[ch->rep];
-	int err = prism_submit(rp->fd, &rp->dst, cb);
+	int err = prism_submit(c->fd, &rp->dst, cb);
 	unsigned int kbit = 1u << ch->kind;
 
 	if (err == -EMSGSIZE && ch->nsend && !(c->no_piggyback & kbit)) {
 		c->no_piggyback |= kbit;
 		err = -EAGAIN;
 	} else if (err) {
-		/* E.g. ENOBUFS: this replica's window is full of stuck chains. */
+		/*
+		 * E.g. ENOBUFS: this replica's request-id window (per target
+		 * in the module) is full of stuck chains.
+		 */
 		c->st.chain_errors++;
 	}
 	if (err) {
@@ -388,42 +391,48 @@ void rs_flush_unlocks(struct rs_client *c)
 	}
 }
 
+/* The completion came from the replica its chain was sent to. */
+static int from_rep(const struct rs_client *c, const struct prism_msg *m,
+		    const struct sockaddr_prism *src)
+{
+	unsigned int r = (unsigned int)(m->user_data & 0xff);
+
+	return r < c->n && src->sprism_ep == c->rep[r].dst.sprism_ep &&
+	       !memcmp(src->sprism_mac, c->rep[r].dst.sprism_mac, 6);
+}
+
 /*
- * Wait up to timeout_ms for completions on any replica socket and handle
- * all that are there.  Returns the number handled or -errno.
+ * Wait up to timeout_ms for completions on the client's socket (chains to
+ * every replica) and handle all that are there; user_data names the chain
+ * slot and its replica, checked against the source address.  Returns the
+ * number handled or -errno.
  */
 int rs_reap(struct rs_client *c, int timeout_ms)
 {
-	struct pollfd pfd[RS_MAX_REPLICAS];
+	struct pollfd pfd = { .fd = c->fd, .events = POLLIN };
+	struct sockaddr_prism src;
 	struct rs_event ev;
-	unsigned int r;
 	int n, handled = 0;
 	ssize_t len;
 
-	for (r = 0; r < c->n; r++) {
-		pfd[r].fd = c->rep[r].fd;
-		pfd[r].events = POLLIN;
-		pfd[r].revents = 0;
-	}
-	n = poll(pfd, c->n, timeout_ms);
+	n = poll(&pfd, 1, timeout_ms);
 	if (n < 0)
 		return errno == EINTR ? 0 : -errno;
-	for (r = 0; r < c->n; r++) {
-		if (!(pfd[r].revents & POLLIN))
+	if (!(pfd.revents & POLLIN))
+		return 0;
+	for (;;) {
+		len = prism_wait_from(c->fd, c->rbuf, c->msg_size, &src,
+				      MSG_DONTWAIT);
+		if (len < 0)
+			break;	/* EAGAIN: drained; malformed: dropped */
+		ev.msg = (const struct prism_msg *)(const void *)c->rbuf;
+		if (!prism_msg_is_completion(ev.msg) ||
+		    !from_rep(c, ev.msg, &src))
 			continue;
-		for (;;) {
-			len = prism_wait_from(c->rep[r].fd, c->rbuf, c->msg_size,
-					      NULL, MSG_DONTWAIT);
-			if (len < 0)
-				break;	/* EAGAIN: drained; malformed: dropped */
-			ev.msg = (const struct prism_msg *)(const void *)c->rbuf;
-			if (!prism_msg_is_completion(ev.msg))
-				continue;
-			ev.res = 0;
-			ev.user_data = ev.msg->user_data;
-			handle_event(c, &ev);
-			handled++;
-		}
+		ev.res = 0;
+		ev.user_data = ev.msg->user_data;
+		handle_event(c, &ev);
+		handled++;
 	}
 	return handled;
 }

@@ -10,11 +10,13 @@
  * processed (buffer recycling, releasing late lock acquisitions) but no
  * longer affect an operation.
  *
- * One PRISM socket per replica: the module's request-id window
- * (PRISM_WINDOW) is per socket, so with one shared socket the chains to
- * a dead replica, outstanding until their timeout, would make every
- * sendmsg() fail with ENOBUFS once PRISM_WINDOW more chains were sent to
- * the live ones.  Per replica, only that replica's traffic stalls.
+ * One PRISM socket for all replicas; completions are told apart by
+ * user_data (chain slot and replica) and their source address.  The
+ * module keeps the request-id window, ack floor and RTT per target, so
+ * chains stuck at a dead replica block only chains to it.  What the
+ * replicas share, the socket's chains in flight (PRISM_MAX_OUTSTANDING)
+ * and its receive buffer, is sized for every replica's cap of chains in
+ * flight, so a dead replica holding its share leaves the others theirs.
  *
  * ABD (lock-free):
  *   GET  read phase:  READ|INDIRECT meta[b] -> { tag, value } at all
@@ -273,30 +275,32 @@ __u32 rs_client_bsize(const struct rs_client *c)
 }
 
 /*
- * Every completion in flight is charged to its socket's receive buffer at
+ * Every completion in flight is charged to the socket's receive buffer at
  * submit: ask for room for RS_REP_HARD_INFLIGHT of the largest (a READ of
- * a block; twice its size for the skb around it, as SO_RCVBUF counts).
- * Raising it past net.core.rmem_max takes SO_RCVBUFFORCE (root).  Returns
- * how many such completions the buffer holds.
+ * a block; twice its size for the skb around it, as SO_RCVBUF counts) per
+ * replica, e.g. 3 x 48 x 132 KiB = 19 MiB for 64 KiB blocks (a new
+ * socket has 4 MiB).  Raising it past net.core.rmem_max takes
+ * SO_RCVBUFFORCE (root).  Returns how many such completions the buffer
+ * holds.
  */
-static unsigned int rep_rcvbuf(const struct rs_client *c, int fd)
+static unsigned int client_rcvbuf(const struct rs_client *c)
 {
 	size_t per = 2 * c->msg_size;
-	int want = (int)(RS_REP_HARD_INFLIGHT * per), have = 0;
+	int want = (int)(c->n * RS_REP_HARD_INFLIGHT * per), have = 0;
 	socklen_t sl = sizeof(have);
 
-	if (getsockopt(fd, SOL_SOCKET, SO_RCVBUF, &have, &sl))
+	if (getsockopt(c->fd, SOL_SOCKET, SO_RCVBUF, &have, &sl))
 		return 0;
 	if (have < want) {
 		/* The kernel doubles the value it is given. */
 		int half = want / 2;
 
-		if (setsockopt(fd, SOL_SOCKET, SO_RCVBUFFORCE, &half, sizeof(half)) &&
-		    c->debug)
+		if (setsockopt(c->fd, SOL_SOCKET, SO_RCVBUFFORCE, &half,
+			       sizeof(half)) && c->debug)
 			fprintf(stderr, "rs[%u] SO_RCVBUFFORCE %d: %s; receive buffer %d\n",
 				c->cfg.client_id, want, strerror(errno), have);
 		sl = sizeof(have);
-		if (getsockopt(fd, SOL_SOCKET, SO_RCVBUF, &have, &sl))
+		if (getsockopt(c->fd, SOL_SOCKET, SO_RCVBUF, &have, &sl))
 			return 0;
 	}
 	return (unsigned int)((size_t)have / per);
@@ -336,10 +340,9 @@ int rs_client_open(struct rs_client **cp, const struct rs_config *cfg)
 	c->msg_size = rs_msg_size(c->bsize);
 	vlen = c->msg_size - RS_MSG_SLACK;
 	c->mem = aligned_alloc(8, 2 * c->msg_size + (2 + RS_MAX_REPLICAS) * vlen);
-	if (!c->mem) {
-		free(c);
-		return -ENOMEM;
-	}
+	err = -ENOMEM;
+	if (!c->mem)
+		goto out_free;
 	c->cbuf = c->mem;
 	c->rbuf = c->cbuf + c->msg_size;
 	c->tagval = c->rbuf + c->msg_size;
@@ -355,26 +358,33 @@ int rs_client_open(struct rs_client **cp, const struct rs_config *cfg)
 		c->rep[r].info = cfg->rep[r];
 		prism_addr_init(&c->rep[r].dst, cfg->rep[r].mac, cfg->rep[r].ep);
 	}
-	c->hard_inflight = RS_REP_HARD_INFLIGHT;
-	for (r = 0; r < c->n; r++) {
-		c->rep[r].fd = prism_open(cfg->ifname, 0, 0);
-		if (c->rep[r].fd < 0) {
-			err = c->rep[r].fd;
-			while (r--)
-				close(c->rep[r].fd);
-			free(c->mem);
-			free(c);
-			return err;
-		}
-		fit = rep_rcvbuf(c, c->rep[r].fd);
-		if (fit < c->hard_inflight)
-			c->hard_inflight = fit > 2 ? fit : 2;
+	c->fd = prism_open(cfg->ifname, 0, 0);
+	if (c->fd < 0) {
+		err = c->fd;
+		goto out_free;
+	}
+	/* Each replica's share of the receive buffer, at least 2 chains. */
+	fit = client_rcvbuf(c) / c->n;
+	c->hard_inflight = fit < RS_REP_HARD_INFLIGHT ? fit : RS_REP_HARD_INFLIGHT;
+	if (c->hard_inflight < 2)
+		c->hard_inflight = 2;
+	/* The socket's limit of chains in flight (default 256) too. */
+	err = prism_set_opt(c->fd, PRISM_MAX_OUTSTANDING,
+			    (int)(c->n * c->hard_inflight));
+	if (err) {
+		close(c->fd);
+		goto out_free;
 	}
 	/* Fewer chains in flight than the receive buffer holds: no ENOBUFS. */
 	c->max_inflight = c->hard_inflight < RS_REP_MAX_INFLIGHT ?
 			  c->hard_inflight : RS_REP_MAX_INFLIGHT;
 	*cp = c;
 	return 0;
+
+out_free:
+	free(c->mem);
+	free(c);
+	return err;
 }
 
 void rs_client_drain(struct rs_client *c)
@@ -410,20 +420,17 @@ void rs_client_drain(struct rs_client *c)
 void rs_client_close(struct rs_client *c)
 {
 	struct prism_stats ps;
-	unsigned int r;
 
 	if (!c)
 		return;
 	rs_client_drain(c);
-	for (r = 0; r < c->n; r++) {
-		if (c->debug && !prism_get_stats(c->rep[r].fd, &ps))
-			fprintf(stderr, "rs[%u] socket %u: sent=%llu completed=%llu timed_out=%llu retransmits=%llu\n",
-				c->cfg.client_id, r, (unsigned long long)ps.chains_sent,
-				(unsigned long long)ps.chains_completed,
-				(unsigned long long)ps.chains_timed_out,
-				(unsigned long long)ps.retransmits);
-		close(c->rep[r].fd);
-	}
+	if (c->debug && !prism_get_stats(c->fd, &ps))
+		fprintf(stderr, "rs[%u] socket: sent=%llu completed=%llu timed_out=%llu retransmits=%llu\n",
+			c->cfg.client_id, (unsigned long long)ps.chains_sent,
+			(unsigned long long)ps.chains_completed,
+			(unsigned long long)ps.chains_timed_out,
+			(unsigned long long)ps.retransmits);
+	close(c->fd);
 	free(c->mem);
 	free(c);
 }

@@ -13,6 +13,10 @@
 #define RS_SLOTS		512	/* chains tracked in flight */
 #define RS_REP_MAX_INFLIGHT	32	/* per replica; beyond it, skip it */
 #define RS_REP_HARD_INFLIGHT	48	/* also for unlocks and recycling */
+/* All replicas' chains fit the slots and PRISM_MAX_OUTSTANDING's range. */
+_Static_assert(RS_MAX_REPLICAS * RS_REP_HARD_INFLIGHT <= RS_SLOTS &&
+	       RS_MAX_REPLICAS * RS_REP_HARD_INFLIGHT <= PRISM_WINDOW,
+	       "chains in flight of one client");
 #define RS_RECYCLE_MAX		1024
 #define RS_SEND_BATCH		32	/* addresses per piggybacked SEND */
 /* Piggyback only from this many: each SEND wakes the replica process. */
@@ -49,7 +53,6 @@ struct rs_chain {
 };
 
 struct rs_rep {
-	int			fd;		/* socket for this replica only */
 	struct sockaddr_prism	dst;
 	struct rs_info		info;
 	unsigned int		inflight;
@@ -77,6 +80,7 @@ struct rs_round {
 
 struct rs_client {
 	struct rs_config	cfg;
+	int			fd;		/* one socket for all replicas */
 	unsigned int		n, quorum;
 	__u32			bsize;
 	struct rs_rep		rep[RS_MAX_REPLICAS];
@@ -92,7 +96,11 @@ struct rs_client {
 	unsigned int		nunlock;
 	/* 1 << kind: its chains leave recycling out (too big with it) */
 	unsigned int		no_piggyback;
-	/* chains in flight per replica: work, and also unlocks/recycling */
+	/*
+	 * Chains in flight per replica: work, and also unlocks/recycling.
+	 * A silent replica holds at most hard_inflight of the socket's
+	 * chains and receive buffer, sized for all replicas' share.
+	 */
 	unsigned int		max_inflight, hard_inflight;
 	uint64_t		rng;
 	struct rs_stats		st;

@@ -57,9 +57,7 @@ PRISMCTL=${PRISMCTL:-$repo/tools/prismctl/prismctl}
 PLAN=59
 T=hz1 L=hz2 X=hz3
 NOBODY=(setpriv --reuid=65534 --regid=65534 --clear-groups --)
-CG=/sys/fs/cgroup
 cg_dir=
-cg_mounted=0
 tmp=$(mktemp -d /tmp/hostile.XXXXXX)
 loaded_here=0
 pids=()
@@ -158,13 +156,8 @@ cleanup() {
 	local p
 	for p in "${pids[@]}"; do kill -9 "$p" 2>/dev/null; done
 	for p in "${pids[@]}"; do wait "$p" 2>/dev/null; done
-	if [ -n "$cg_dir" ] && [ -d "$cg_dir" ]; then
-		for p in $(cat "$cg_dir/cgroup.procs" 2>/dev/null); do
-			kill -9 "$p" 2>/dev/null
-		done
-		wait_until -i 0.1 5000 rmdir "$cg_dir" 2>/dev/null
-	fi
-	[ "$cg_mounted" = 1 ] && umount "$CG" 2>/dev/null
+	[ -n "$cg_dir" ] && memcg_del "$cg_dir"
+	memcg_cleanup
 	hosts_down hz 3
 	[ "$loaded_here" = 1 ] && wait_until -i 0.1 5000 rmmod prism 2>/dev/null
 	rm -rf "$tmp"
@@ -431,18 +424,7 @@ check "B: the first request id of a new socket is not 1 (ids start at a random v
 # C: completions charged to the receive buffer
 sect C
 c_setup() {
-	local dev mnt type
-	while read -r dev mnt type _; do
-		[ "$mnt" = "$CG" ] && [ "$type" = cgroup2 ] && break
-	done < /proc/mounts
-	if [ "$mnt" != "$CG" ] || [ "$type" != cgroup2 ]; then
-		mount -t cgroup2 none "$CG" || return 1
-		cg_mounted=1
-	fi
-	grep -qw memory "$CG/cgroup.subtree_control" ||
-		echo +memory > "$CG/cgroup.subtree_control" || return 1
-	cg_dir=$CG/hz-hog
-	mkdir -p "$cg_dir" && echo 64M > "$cg_dir/memory.max"
+	memcg_new cg_dir hz-hog && echo 64M > "$cg_dir/memory.max"
 }
 # Without a memory controller (the debug kernel has no CONFIG_MEMCG) the
 # hog runs outside a cgroup and only the memory.current check is skipped.
@@ -456,7 +438,7 @@ c_slab0=$(slab_kb)
 c_full0=$(stat_of "$L" rcvbuf_full)
 hog() {
 	if [ "$c_cg" = 1 ]; then
-		echo "$BASHPID" > "$cg_dir/cgroup.procs" || exit 1
+		memcg_enter "$cg_dir" || exit 1
 	fi
 	exec nsenter --net="/run/netns/$L" -- "${NOBODY[@]}" "$here/hz_hog" eth0 5 \
 		"$tmp/c_release" $s7_line

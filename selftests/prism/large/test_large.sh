@@ -18,7 +18,14 @@
 #    reassembles a WRITE and the client a READ's answer: the reassembly
 #    gauges (reasm_active, reasm_bytes) of both hosts go back to their
 #    baseline (the client's at once, the target's by the chain's
-#    deadline), and the target serves a new client (the READ sweep).
+#    deadline), and the target serves a new client (the READ sweep);
+#    and the memory: target and client run in memory cgroups of their
+#    own, to which the module charges what it allocates for their sockets
+#    (__GFP_ACCOUNT).  The client's kernel memory grew by at least
+#    LARGE_MAX while it ran and is back to its baseline after the kill;
+#    the target's is back to its baseline plus the answers it still
+#    caches for the dead client (rcache_bytes); once the target exits,
+#    its cgroup holds no kernel memory either (all within MEM_TOL).
 #
 # The lines of each large_sweep run are folded into this stream, named by
 # the run; one more line per run says it ran its whole plan.
@@ -26,7 +33,8 @@
 # Env: PRISM_KO (module to load if prism is not loaded), LARGE_MAX
 #      (1048576), LARGE_NETEM_MAX (262144), LARGE_NETEM (the netem
 #      arguments), LARGE_WAIT_MS (how long the gauges may take after the
-#      kill, 30000).
+#      kill, 30000), MEM_TOL (bytes of kernel memory a cgroup may keep
+#      above its baseline, 65536).
 # Build first on the host: make -C selftests/prism/large.
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
@@ -36,6 +44,10 @@ LARGE_MAX=${LARGE_MAX:-1048576}
 LARGE_NETEM_MAX=${LARGE_NETEM_MAX:-262144}
 LARGE_NETEM=${LARGE_NETEM:-loss 5% duplicate 5% delay 1ms reorder 10% 50%}
 LARGE_WAIT_MS=${LARGE_WAIT_MS:-30000}
+# What a process leaves charged to its cgroup after it exited: one page
+# was measured (4 KiB; e.g. a dentry it created), the module's memory for
+# a chain of this test is LARGE_MAX or more (its completion, its data).
+MEM_TOL=${MEM_TOL:-65536}
 FRAME=1456	# the largest READ answer in one frame at MTU 1500
 SWEEP=$here/large_sweep
 tmp=$(mktemp -d)
@@ -51,6 +63,9 @@ cleanup() {
 	ip netns del lg1 2>/dev/null
 	ip netns del lg2 2>/dev/null
 	prism_unload
+	[ -n "${mc_c:-}" ] && memcg_del "$mc_c"
+	[ -n "${mc_t:-}" ] && memcg_del "$mc_t"
+	memcg_cleanup
 	rm -rf "$tmp"
 }
 trap cleanup EXIT
@@ -123,7 +138,7 @@ if ! { ip netns add lg1 && ip netns add lg2 &&
 fi
 
 tap_header
-tap_plan 32
+tap_plan 35
 echo "# sizes up to $LARGE_MAX B, under netem up to $LARGE_NETEM_MAX B ($LARGE_NETEM)"
 
 mtu 1500
@@ -152,17 +167,46 @@ echo "# under netem: $(sum_of segs_resent) segments and $(sum_of retransmits) ch
 check "MTU 1500, netem: frames were lost and sent again (retransmits + segs_resent grew)" \
 	"[ \$((\$(sum_of retransmits) + \$(sum_of segs_resent))) -gt $re0 ]"
 
-# A client killed mid-transfer leaves nothing behind.
-ip netns exec lg1 "$SWEEP" --serve --if eth0 --max-size "$LARGE_MAX" >"$tmp/srv" 2>&1 &
+# A client killed mid-transfer leaves nothing behind.  The target and the
+# client run in memory cgroups of their own, to which the module charges
+# what it allocates for their sockets (__GFP_ACCOUNT): the client's
+# chains, completions and answer reassembly; the target's sessions,
+# cached answers and reassembly.
+mc=0
+memcg_new mc_t lg-target && memcg_new mc_c lg-client && mc=1
+in_cg() {	# CGROUP CMD...: exec CMD in CGROUP (none: here)
+	[ -n "$1" ] && { memcg_enter "$1" || exit 1; }
+	shift
+	exec "$@"
+}
+in_cg "${mc_t:-}" ip netns exec lg1 "$SWEEP" --serve --if eth0 \
+	--max-size "$LARGE_MAX" >"$tmp/srv" 2>&1 &
 srv_pid=$!
 wait_file "$tmp/srv" 20000 $srv_pid || bail "the target did not start: $(cat "$tmp/srv")"
 addr=$(cat "$tmp/srv")
 base=$(gauges)
 base_active="$(stat_of lg1 reasm_active) $(stat_of lg2 reasm_active)"
 echo "# target: $addr; gauges (reasm_active, reasm_bytes of lg1, lg2): $base"
+# Kernel memory charged to the target's and the client's cgroups, and
+# the target's cached answers: "target client rcache_bytes".
+mem() {
+	[ $mc = 1 ] && echo "$(memcg_kernel "$mc_t") $(memcg_kernel "$mc_c")" \
+		"$(stat_of lg1 rcache_bytes)"
+}
+mem0=$(mem) mem1='' mem2=''
+# Both back: the client to its baseline, the target to its baseline plus
+# twice its cached answers (an allocation takes at most twice its size).
+mem_back() {
+	local t0 c0 r0 t c r
+	mem2=$(mem)
+	read -r t0 c0 r0 <<<"$mem0"
+	read -r t c r <<<"$mem2"
+	[ "$c" -le $((c0 + MEM_TOL)) ] &&
+		[ "$t" -le $((t0 + 2 * (r > r0 ? r - r0 : 0) + MEM_TOL)) ]
+}
 # shellcheck disable=SC2086 # $addr: the target's key=value words
-ip netns exec lg2 "$SWEEP" --if eth0 --loop --op write --timeout-ms 10000 \
-	--max-size "$LARGE_MAX" $addr >"$tmp/loop" 2>&1 &
+in_cg "${mc_c:-}" ip netns exec lg2 "$SWEEP" --if eth0 --loop --op write \
+	--timeout-ms 10000 --max-size "$LARGE_MAX" $addr >"$tmp/loop" 2>&1 &
 loop_pid=$!
 wait_line "$tmp/loop" '^progress=2$' 60000 $loop_pid
 check "kill: the looping client completed a READ and a WRITE of $LARGE_MAX B" \
@@ -175,6 +219,7 @@ if [ "$LARGE_MAX" -gt "$FRAME" ]; then
 else
 	skip "kill: both hosts were reassembling when the client was killed" "LARGE_MAX $LARGE_MAX fits one frame"
 fi
+mem1=$(mem)
 kill -9 $loop_pid 2>/dev/null
 wait $loop_pid 2>/dev/null
 loop_pid=
@@ -185,7 +230,33 @@ r=$?
 now_ms t1
 check "kill: reasm_active and reasm_bytes of both hosts back to their baseline ($base) within $((LARGE_WAIT_MS / 1000)) s (took $((t1 - t0)) ms)" \
 	"[ $r = 0 ]" "gauges now: \$(gauges)"
+if [ $mc = 1 ]; then
+	check "kill: the module's memory for the client's chains was charged to its memory cgroup (kernel memory $mem0 -> $mem1: grew by LARGE_MAX or more)" \
+		"read -r _ c0 _ <<<'$mem0'; read -r _ c1 _ <<<'$mem1'; [ \$((c1 - c0)) -ge $LARGE_MAX ]"
+	now_ms t0
+	wait_until -i 0.1 "$LARGE_WAIT_MS" mem_back
+	r=$?
+	now_ms t1
+	check "kill: kernel memory of the client's cgroup back to its baseline, the target's to its baseline plus its cached answers, within $MEM_TOL B (target client rcache_bytes: before $mem0, when killed $mem1, after $mem2; took $((t1 - t0)) ms)" \
+		"[ $r = 0 ]"
+else
+	skip "kill: the module's memory for the client's chains was charged to its memory cgroup" "no memory cgroup controller"
+	skip "kill: kernel memory of the client's and target's cgroups back to baseline" "no memory cgroup controller"
+fi
 # shellcheck disable=SC2086
 ip netns exec lg2 "$SWEEP" --if eth0 --max-size "$LARGE_MAX" $addr >"$tmp/after" 2>&1
 fold "after the kill, a new client" "$tmp/after" $?
+# The target exits: what its socket held (sessions, cached answers,
+# reassembly) is freed, its cgroup keeps no kernel memory.
+kill -TERM $srv_pid 2>/dev/null
+wait $srv_pid 2>/dev/null
+srv_pid=
+if [ $mc = 1 ]; then
+	wait_until -i 0.1 "$LARGE_WAIT_MS" eval '[ "$(memcg_kernel "$mc_t")" -le $MEM_TOL ]'
+	r=$?
+	check "the target exited: its cgroup keeps no kernel memory (within $MEM_TOL B: $(memcg_kernel "$mc_t") B)" \
+		"[ $r = 0 ]"
+else
+	skip "the target exited: its cgroup keeps no kernel memory" "no memory cgroup controller"
+fi
 tap_finish
