@@ -14,6 +14,12 @@
  * - local: how long the answer waited in the client's own receive queue.
  *   Too many chains of this socket, to whatever targets, come back at once:
  *   it drives the socket's window.
+ * The local and target delays need frames stamped on arrival (module
+ * parameter cc_stamp, or anybody else turning receive timestamps on); the
+ * clock read per frame is cheap on hardware (TSC) but not in a guest whose
+ * clocksource is an emulated HPET.  Without stamps both read 0: the remote
+ * delay is then the RTT above its recent minimum (queueing at the target
+ * included), and the socket's window is never cut.
  * A delay at or under its target grows the window by one chain per
  * window's worth of answers (additive increase); above it, the window is
  * cut in proportion to how far above (beta 0.8, at most by half), at most
@@ -44,6 +50,11 @@ module_param(cc_local_us, uint, 0644);
 MODULE_PARM_DESC(cc_local_us,
 		 "local receive delay above which a socket's window is cut (us, default 500)");
 
+static bool cc_stamp;
+module_param(cc_stamp, bool, 0444);
+MODULE_PARM_DESC(cc_stamp,
+		 "stamp every received frame of the host, so that the time frames wait in receive queues counts as local and target delay (one clock read per frame; default off)");
+
 static unsigned int rto_min_us = 1000;
 module_param(rto_min_us, uint, 0644);
 MODULE_PARM_DESC(rto_min_us,
@@ -62,6 +73,11 @@ u32 prism_cc_target_us(void)
 u32 prism_cc_local_us(void)
 {
 	return READ_ONCE(cc_local_us);
+}
+
+bool prism_cc_stamp(void)
+{
+	return cc_stamp;
 }
 
 u32 prism_rto_min_us(void)

@@ -72,5 +72,6 @@ bool prism_cc_enabled(void);
 u32 prism_cc_target_us(void);
 u32 prism_cc_local_us(void);
 u32 prism_rto_min_us(void);
+bool prism_cc_stamp(void);
 
 #endif /* _PRISM_CC_H */

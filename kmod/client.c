@@ -92,20 +92,20 @@ static u64 prism_req_backoff_ns(const struct prism_req *req)
 /**
  * prism_req_arm() - arm a chain's timer
  * @req: the chain
+ * @now: ktime_get() of the caller (one clock read less per chain)
  *
  * For its next try (RTO doubled per try, or per NACK with jitter), or its
  * deadline if that comes first; a held chain only has its deadline.
  *
  * Context: The reqs lock held, or @req not yet published.
  */
-void prism_req_arm(struct prism_req *req)
+void prism_req_arm(struct prism_req *req, ktime_t now)
 {
 	ktime_t when = req->deadline;
 
 	if (!req->held)
 		when = min_t(ktime_t, when,
-			     ktime_add_ns(ktime_get(),
-					  prism_req_backoff_ns(req)));
+			     ktime_add_ns(now, prism_req_backoff_ns(req)));
 	hrtimer_start(&req->timer, when, HRTIMER_MODE_ABS_SOFT);
 }
 
@@ -296,6 +296,7 @@ static enum hrtimer_restart prism_req_timer(struct hrtimer *t)
 	u8 dst_mac[ETH_ALEN];
 	bool restart = false, kick = false;
 	u8 status = 0;
+	ktime_t now;
 
 	__skb_queue_head_init(&segs);
 	rcu_read_lock();
@@ -311,7 +312,8 @@ static enum hrtimer_restart prism_req_timer(struct hrtimer *t)
 	 */
 	if (hrtimer_is_queued(&req->timer))
 		goto unlock;
-	if (ktime_compare(ktime_get(), req->deadline) >= 0 ||
+	now = ktime_get();
+	if (ktime_compare(now, req->deadline) >= 0 ||
 	    (!req->held && !req->nacked && !req->progress &&
 	     req->tries >= READ_ONCE(psk->retries))) {
 		prism_req_unlink(psk, req);
@@ -320,7 +322,7 @@ static enum hrtimer_restart prism_req_timer(struct hrtimer *t)
 	}
 	if (req->held) {
 		/* Still waiting for a window: only the deadline counts. */
-		prism_req_arm(req);
+		prism_req_arm(req, now);
 		goto unlock;
 	}
 	if (req->progress ||
@@ -329,7 +331,7 @@ static enum hrtimer_restart prism_req_timer(struct hrtimer *t)
 		/* A large chain or answer is moving: not a loss. */
 		req->progress = false;
 		req->tries = 1;
-		prism_req_arm(req);
+		prism_req_arm(req, now);
 		goto unlock;
 	}
 	trace_prism_chain_retransmit(psk->ep, req->dst.sprism_ep,
@@ -363,8 +365,8 @@ static enum hrtimer_restart prism_req_timer(struct hrtimer *t)
 			prism_req_tx_restart(req, dev, &segs);
 	}
 	/* Without a frame this try is lost like any other. */
-	req->sent_at = ktime_get();
-	prism_req_arm(req);
+	req->sent_at = now;
+	prism_req_arm(req, now);
 unlock:
 	xa_unlock_bh(&psk->reqs);
 
@@ -554,8 +556,8 @@ int prism_client_submit(struct prism_sock *psk, const struct sockaddr_prism *dst
 		hdr->req_id = cpu_to_be64(req->id + psk->id_base);
 		((struct prism_whdr *)skb->data)->req_id = hdr->req_id;
 		prism_set_floor(req, skb, floor);
-		req->deadline = ktime_add_ms(ktime_get(), timeout);
 		req->sent_at = ktime_get();
+		req->deadline = ktime_add_ms(req->sent_at, timeout);
 		req->first_sent = req->sent_at;
 		req_held = !prism_cc_may_send(psk, req->peer);
 		if (req_held) {
@@ -566,7 +568,7 @@ int prism_client_submit(struct prism_sock *psk, const struct sockaddr_prism *dst
 			if (req->tx)
 				prism_req_tx_first(req, dev, &segs);
 		}
-		prism_req_arm(req);
+		prism_req_arm(req, req->sent_at);
 	}
 	xa_unlock_bh(&psk->reqs);
 	if (err)
@@ -720,6 +722,7 @@ void prism_client_response(struct prism_sock *psk, struct sk_buff *skb,
 	struct prism_req *req;
 	bool sample, forged;
 	u32 rtt_us = 0;
+	ktime_t now;
 
 	if (hdr->status > PRISM_S_MAX)
 		goto drop;
@@ -736,7 +739,7 @@ void prism_client_response(struct prism_sock *psk, struct sk_buff *skb,
 		/* Not run: resend after a backoff, until the deadline. */
 		req->nacked = true;
 		req->nacks++;
-		prism_req_arm(req);
+		prism_req_arm(req, ktime_get());
 		prism_cc_nacked(psk, req);
 		trace_prism_chain_nack(PRISM_NACK_RECEIVED, psk->ep, src_mac,
 				       req->dst.sprism_ep,
@@ -761,8 +764,9 @@ void prism_client_response(struct prism_sock *psk, struct sk_buff *skb,
 	 */
 	sample = req->tries == 1 && !req->tx && !req->rx_started;
 	if (sample) {
-		rtt_us = ktime_us_delta(ktime_get(), req->sent_at);
-		prism_cc_answer(psk, req->peer, skb, hdr, rtt_us);
+		now = ktime_get();
+		rtt_us = ktime_us_delta(now, req->sent_at);
+		prism_cc_answer(psk, req->peer, skb, hdr, rtt_us, now);
 	}
 	xa_unlock_bh(&psk->reqs);
 	prism_req_finish(req, hdr->status, sample, rtt_us);

@@ -76,7 +76,7 @@ struct prism_req {
 };
 
 /* client.c */
-void prism_req_arm(struct prism_req *req);
+void prism_req_arm(struct prism_req *req, ktime_t now);
 u64 prism_ack_floor(struct prism_sock *psk, struct prism_peer *peer);
 struct sk_buff *prism_req_skb(struct net_device *dev,
 			      const struct prism_req *req, gfp_t gfp);
@@ -109,7 +109,7 @@ void prism_cc_nacked(struct prism_sock *psk, struct prism_req *req);
 void prism_cc_kick(struct prism_sock *psk);
 void prism_cc_answer(struct prism_sock *psk, struct prism_peer *peer,
 		     const struct sk_buff *skb, const struct prism_whdr *hdr,
-		     u32 rtt_us);
+		     u32 rtt_us, ktime_t now);
 
 /* client_seg.c */
 int prism_req_large_init(struct prism_req *req, struct net_device *dev,

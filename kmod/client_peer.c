@@ -307,7 +307,7 @@ static void prism_req_send_held(struct prism_sock *psk, struct prism_req *req,
 	prism_cc_sent(psk, req);
 	req->sent_at = ktime_get();
 	req->first_sent = req->sent_at;
-	prism_req_arm(req);
+	prism_req_arm(req, req->sent_at);
 	skb = dev ? prism_req_skb(dev, req, GFP_ATOMIC) : NULL;
 	if (!skb)
 		return;
@@ -403,6 +403,7 @@ void prism_cc_kick(struct prism_sock *psk)
  * @skb: the answer, stamped on arrival
  * @hdr: its header (with the target's delay)
  * @rtt_us: the chain's RTT
+ * @now: the time of the answer (ktime_get())
  *
  * The target's window reacts to the remote delay, the socket's to the
  * local one (see cc.c).
@@ -411,23 +412,23 @@ void prism_cc_kick(struct prism_sock *psk)
  */
 void prism_cc_answer(struct prism_sock *psk, struct prism_peer *peer,
 		     const struct sk_buff *skb, const struct prism_whdr *hdr,
-		     u32 rtt_us)
+		     u32 rtt_us, ktime_t now)
 {
 	struct net *net = sock_net(&psk->sk);
 	u32 local = prism_stamp_age_us(skb->tstamp);
 	u32 target = ntohs(hdr->delay);
 	u32 fabric = rtt_us > local + target ? rtt_us - local - target : 0;
-	u64 now = ktime_get_ns();
 	u32 remote;
 
 	if (!prism_cc_enabled())
 		return;
 	remote = target + prism_cc_fabric_excess(&peer->cc, fabric);
 	if (prism_cc_delay(&peer->cc, remote, prism_cc_target_us(), rtt_us,
-			   now)) {
+			   ktime_to_ns(now))) {
 		WRITE_ONCE(peer->cc_cuts, peer->cc_cuts + 1);
 		prism_stat_add(net, psk, PRISM_STAT_CC_CUTS_REMOTE, 1);
 	}
-	if (prism_cc_delay(&psk->cc, local, prism_cc_local_us(), rtt_us, now))
+	if (prism_cc_delay(&psk->cc, local, prism_cc_local_us(), rtt_us,
+			   ktime_to_ns(now)))
 		prism_stat_add(net, psk, PRISM_STAT_CC_CUTS_LOCAL, 1);
 }

@@ -65,12 +65,13 @@ void prism_xmit_frame(struct sk_buff *skb, struct net_device *dev,
 
 /**
  * prism_stamp_age_us() - how long ago the stack stamped a received frame
- * @stamp: skb->tstamp of the frame (CLOCK_REALTIME; prism_dev_init() has
- *         the stack stamp every frame on arrival in its receive queue)
+ * @stamp: skb->tstamp of the frame (CLOCK_REALTIME, set on arrival in the
+ *         receive queue when receive timestamps are on: module parameter
+ *         cc_stamp, or any SO_TIMESTAMP user)
  *
  * Context: Any context.
- * Return: microseconds, at most 65535; 0 if @stamp is unset or not within
- * the last second (a clock step).
+ * Return: microseconds, at most 65535; 0 if @stamp is unset (then the
+ * clock is not read) or not within the last second (a clock step).
  */
 u32 prism_stamp_age_us(ktime_t stamp)
 {
@@ -273,7 +274,8 @@ static struct notifier_block prism_netdev_notifier = {
 /**
  * prism_dev_init() - start receiving PRISM frames and interface events
  *
- * Registers the netdevice notifier and the packet type of prism_ethertype.
+ * Registers the netdevice notifier and the packet type of prism_ethertype;
+ * with cc_stamp, turns receive timestamps on.
  *
  * Context: Process context, module init, after prism_ethertype is set.
  * Return: 0, or the errno of register_netdevice_notifier().
@@ -287,12 +289,13 @@ int prism_dev_init(void)
 		return err;
 	prism_packet_type.type = htons(prism_ethertype);
 	/*
-	 * Frames are stamped on arrival in the receive queue: the delays of
-	 * congestion control (cc.c).  This costs every received frame of the
-	 * host one clock read while the module is loaded, as a socket with
-	 * SO_TIMESTAMP would.
+	 * cc_stamp: frames are stamped on arrival in the receive queue, for
+	 * the delays of congestion control (cc.c).  This costs every received
+	 * frame of the host one clock read while the module is loaded, as a
+	 * socket with SO_TIMESTAMP would.
 	 */
-	net_enable_timestamp();
+	if (prism_cc_stamp())
+		net_enable_timestamp();
 	dev_add_pack(&prism_packet_type);
 	return 0;
 }
@@ -308,6 +311,7 @@ void prism_dev_exit(void)
 {
 	/* Waits for receivers still running. */
 	dev_remove_pack(&prism_packet_type);
-	net_disable_timestamp();
+	if (prism_cc_stamp())
+		net_disable_timestamp();
 	unregister_netdevice_notifier(&prism_netdev_notifier);
 }

@@ -59,8 +59,9 @@ enum prism_frame_type {
  * @ack_floor: REQ: the client completed every id below
  * @body_len: bytes of body after the header
  * @delay: RESP: microseconds from the request's arrival in the target's
- *         receive queue to this answer, at most 65535, 0 if unknown (for
- *         congestion control, cc.c); other types: 0
+ *         receive queue to this answer, at most 65535, 0 if unknown (the
+ *         target does not stamp frames; for congestion control, cc.c);
+ *         other types: 0
  */
 struct prism_whdr {
 	u8	version;
