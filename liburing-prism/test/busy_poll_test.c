@@ -7,7 +7,6 @@
  * the ring counts which of its waits spun and which slept.
  */
 #define _GNU_SOURCE
-#include <fcntl.h>
 #include <pthread.h>
 #include <sched.h>
 #include <stdio.h>
@@ -22,6 +21,7 @@
 
 #define N_CHAINS	200
 #define LONG_SPIN_US	5000000u	/* far longer than any answer takes */
+#define STRAY_SLEEPS	2		/* of N_CHAINS waits: not the waits' own */
 
 /* Times this thread went to sleep (voluntary context switches). */
 static long sleeps_of_thread(void)
@@ -73,8 +73,12 @@ static void test_execute_spin(void)
 				       LONG_SPIN_US) > 0)
 			good += read_ok((const void *)out, i);
 	}
-	/* Every wait spun until its answer: this thread never slept. */
-	CHECK_EQ(sleeps_of_thread() - before, 0);
+	/*
+	 * Every wait spun until its answer: this thread did not sleep.  Not
+	 * quite never: a page fault can wait for the mmap lock that the
+	 * target thread holds (1 in 30 runs saw one sleep).
+	 */
+	CHECK(sleeps_of_thread() - before <= STRAY_SLEEPS);
 	CHECK_EQ(good, N_CHAINS);
 	fake_target_stop(&t, fd);
 	close(fd);
@@ -116,23 +120,21 @@ struct late_peer {
 	pthread_t thread;
 };
 
+/* 1: thread tid is asleep, 0: it is not, -1: cannot tell. */
 static int thread_sleeping(pid_t tid)
 {
-	char path[64], buf[256], *p;
-	ssize_t n;
-	int fd;
+	char path[64], state = 0;
+	FILE *f;
 
 	snprintf(path, sizeof(path), "/proc/self/task/%d/stat", (int)tid);
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
+	f = fopen(path, "re");
+	if (!f)
 		return -1;
-	n = read(fd, buf, sizeof(buf) - 1);
-	close(fd);
-	if (n <= 0)
-		return -1;
-	buf[n] = '\0';
-	p = strrchr(buf, ')');
-	return p && p[1] == ' ' && p[2] == 'S';
+	/* "tid (comm) state ...": this program's comm holds no ')' */
+	if (fscanf(f, "%*d (%*[^)]) %c", &state) != 1)
+		state = 0;
+	fclose(f);
+	return state ? state == 'S' : -1;
 }
 
 static void *late_peer_main(void *arg)
@@ -208,7 +210,7 @@ static void test_ring_spin(void)
 		else
 			printf("#   chain %u: reap %d\n", i, k);
 	}
-	CHECK_EQ(sleeps_of_thread() - before, 0);
+	CHECK(sleeps_of_thread() - before <= STRAY_SLEEPS);
 	CHECK_EQ(good, N_CHAINS);
 	prism_ring_spin_stats(&r, &st);
 	/* A wait for the SENDMSG's CQE, another for the completion's. */
