@@ -82,7 +82,7 @@ trap cleanup EXIT
 # wait_file: a wall-clock bound that also notices a dead process
 # shellcheck source=../lib/wait.sh
 . "$here/../lib/wait.sh"
-# rxe_pair_up/down, gid_index, wait_listen, perftest_client
+# rxe_pair_up/down, gid_index, wait_listen, perftest_client, rxe_plot
 # shellcheck source=rxe_net.sh
 . "$here/rxe_net.sh"
 
@@ -330,38 +330,12 @@ log "va sent $((tx1 - tx0)) packets during the measurements (traffic crossed the
 # ---------------------------------------------------------------- report
 python3 "$here/rxe_report.py" "$res" "$out" "$N" "$W" "$(uname -r)" "$MHZ"
 
-# plot NAME TITLE PLOT: $out/NAME.png drawn into the guest's tmpfs, then
-# copied; one retry (a run once left an empty PNG behind without any message)
-plot() {
-	local try
-	for try in 1 2; do
-		rm -f "$work/$1.png"
-		gnuplot <<EOF 2>&1 | sed 's/^/rxe: gnuplot: /'
-set terminal pngcairo size 1200,600 noenhanced
-set output "$work/$1.png"
-set title "$2"
-set ylabel "microseconds, round trip (log scale)"
-set style data histogram
-set style histogram errorbars gap 2 lw 1
-set style fill solid 0.7 border -1
-set key top left
-set xtics nomirror
-set logscale y
-set yrange [10:*]
-$3
-unset output
-EOF
-		[ -s "$work/$1.png" ] && break
-		log "gnuplot left no image for $1 (attempt $try)"
-	done
-	cp "$work/$1.png" "$out/$1.png" 2>/dev/null
-}
 [ "$busy_only" = 1 ] ||
-	plot bench-rxe "PRISM vs SoftRoCE (rxe) latency, median with p99 bar, $N iterations, TCG guest" \
+	rxe_plot bench-rxe "PRISM vs SoftRoCE (rxe) latency, median with p99 bar, $N iterations, TCG guest" \
 	"plot \"$out/bench-rxe.dat\" using 2:2:5:xtic(1) title \"PRISM\" lc rgb \"#1f77b4\", \
      \"\" using 3:3:6 title \"rxe (verbs program)\" lc rgb \"#d62728\", \
      \"\" using 4:4:7 title \"rxe (perftest)\" lc rgb \"#ff7f0e\""
 [ -s "$out/bench-rxe-busy.dat" ] &&
-	plot bench-rxe-busy "READ 8 B, busy polling vs perftest ib_read_lat, median with p99 bar, $N iterations, TSC-timed, TCG guest" \
+	rxe_plot bench-rxe-busy "READ 8 B, busy polling vs perftest ib_read_lat, median with p99 bar, $N iterations, TSC-timed, TCG guest" \
 		"set xtics rotate by -30; plot \"$out/bench-rxe-busy.dat\" using 2:2:3:xtic(1) title \"READ 8\" lc rgb \"#1f77b4\""
 log "results: $out/bench-rxe.json $out/bench-rxe.csv $out/bench-rxe.png $probe"

@@ -64,20 +64,23 @@ doc = {"benchmark": "rxe", "date": time.strftime("%Y-%m-%d %H:%M:%S %Z"), "kerne
        "rows": table}
 # Busy polling (rxe.sh step 3): PRISM READ 8 series timed with the TSC,
 # against perftest's READ 8 of the same run.
-busy_names = [("block", "prism_execute, sleeps in recvmsg"),
-              ("spin", "prism_execute_spin"),
-              ("ring", "prism_ring, sleeps in io_uring_enter"),
-              ("ringspin", "prism_ring_busy_poll")]
+busy_names = {"block": "prism_execute, sleeps in recvmsg",
+              "spin": "prism_execute_spin",
+              "ring": "prism_ring, sleeps in io_uring_enter",
+              "ringspin": "prism_ring_busy_poll"}
 busy = []
 ref = g(("perftest", "read", 8), "median")
-for sfx in ("", "+napi"):
-    for name, what in busy_names:
-        k = ("prism-" + name + sfx, "read", 8)
-        if k in R:
-            busy.append({"series": k[0], "what": what + (", veth NAPI + SO_BUSY_POLL" if sfx else ""),
-                         "stats": R[k], "sleeps_per_op": CSW.get(k[0]),
-                         "ratio_median_vs_perftest": ratio(R[k]["median"], ref),
-                         "ratio_p99_vs_perftest": ratio(R[k]["p99"], g(("perftest", "read", 8), "p99"))})
+# rxe_lat busy-client's series, in the order they were printed (CSW lines):
+# prism-NAME[SUFFIX], SUFFIX naming the phase (+napi: veth NAPI and
+# SO_BUSY_POLL; +busypoll: SO_BUSY_POLL)
+for series in CSW:
+    name, _, sfx = series[len("prism-"):].partition("+")
+    k = (series, "read", 8)
+    if k in R:
+        busy.append({"series": k[0], "what": busy_names.get(name, name) + (", " + sfx if sfx else ""),
+                     "stats": R[k], "sleeps_per_op": CSW.get(k[0]),
+                     "ratio_median_vs_perftest": ratio(R[k]["median"], ref),
+                     "ratio_p99_vs_perftest": ratio(R[k]["p99"], g(("perftest", "read", 8), "p99"))})
 if busy:
     doc["busy_poll"] = {"perftest_read8": R.get(("perftest", "read", 8)), "series": busy, "napi": NAPI,
                         "notes": ["every series timed with rdtsc around one op (converted with tsc_mhz), like perftest",
