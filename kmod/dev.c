@@ -9,6 +9,7 @@
 #include <linux/etherdevice.h>
 #include <linux/skbuff.h>
 #include <linux/pkt_sched.h>
+#include <net/busy_poll.h>
 #include "prism_net.h"
 #include "seg.h"
 
@@ -175,6 +176,8 @@ static int prism_dispatch(struct net *net, struct sk_buff *skb,
 	psk = prism_frame_psk(net, skb->dev, hdr);
 	if (!psk)
 		return -EINVAL;
+	/* What a receive with SO_BUSY_POLL set polls (skb_recv_datagram()). */
+	sk_mark_napi_id(&psk->sk, skb);
 	if (hdr->type == PRISM_T_RESP)
 		prism_client_response(psk, skb, hdr, src_mac);
 	else if (hdr->type == PRISM_T_SEG)

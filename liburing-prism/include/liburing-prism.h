@@ -267,6 +267,35 @@ ssize_t prism_execute(int fd, const struct sockaddr_prism *dst,
 		      const struct prism_chain_buf *c, void *out, size_t out_len);
 
 /* ------------------------------------------------------------------------
+ * Busy polling (prism_busy_poll(3)): for latency-critical clients that
+ * would rather burn a CPU than sleep, like RDMA programs polling their CQ.
+ */
+
+/*
+ * SO_BUSY_POLL: a blocking receive on fd (and poll()/epoll) busy-polls the
+ * device queue (NAPI) the socket's last completion came from, for up to
+ * usec microseconds, before it sleeps; 0 turns it off.  Only devices with
+ * NAPI are polled (virtio-net; veth only with GRO or XDP on).  Raising it
+ * above net.core.busy_read needs CAP_NET_ADMIN: -EPERM otherwise.
+ */
+int prism_busy_poll(int fd, unsigned int usec);
+
+/*
+ * prism_wait_from() that spins: non-blocking receives in a loop for up to
+ * spin_us microseconds, then one blocking receive (flags as for
+ * prism_wait_from(); with MSG_DONTWAIT it spins and then returns -EAGAIN).
+ * spin_us 0: the same as prism_wait_from().
+ */
+ssize_t prism_wait_spin(int fd, void *buf, size_t len,
+			struct sockaddr_prism *src, int flags,
+			unsigned int spin_us);
+
+/* prism_execute() whose wait spins as prism_wait_spin() does. */
+ssize_t prism_execute_spin(int fd, const struct sockaddr_prism *dst,
+			   const struct prism_chain_buf *c, void *out,
+			   size_t out_len, unsigned int spin_us);
+
+/* ------------------------------------------------------------------------
  * io_uring
  */
 struct io_uring;
@@ -312,6 +341,9 @@ struct prism_ring {
 	unsigned int		chains_inflight;/* chains without completion */
 	unsigned int		queued;		/* SQEs not yet submitted */
 	unsigned int		rearms;		/* multishot RECV re-armed (buffers ran out) */
+	unsigned int		spin_us;	/* prism_ring_busy_poll() */
+	unsigned long long	spin_reaps;	/* waits ended while spinning */
+	unsigned long long	sleep_reaps;	/* waits that entered io_uring_enter() */
 };
 
 /*
@@ -348,6 +380,21 @@ unsigned int prism_ring_inflight(const struct prism_ring *r);
  */
 int prism_ring_reap(struct prism_ring *r, struct prism_ring_cqe *out,
 		    unsigned int max, unsigned int min_events, int timeout_ms);
+
+/*
+ * Busy-polling reaps: a reap that has to wait first spins on the
+ * completion queue (no system call) for up to spin_us microseconds, and
+ * only then sleeps in io_uring_enter(); 0 (the default) turns it off.
+ */
+void prism_ring_busy_poll(struct prism_ring *r, unsigned int spin_us);
+
+/* Waits of the reaps: ended while spinning, and gone to sleep. */
+struct prism_ring_spin_stats {
+	unsigned long long	spun;
+	unsigned long long	slept;
+};
+void prism_ring_spin_stats(const struct prism_ring *r,
+			   struct prism_ring_spin_stats *st);
 
 /* Event callback of prism_ring_run(); must not reap on the same ring. */
 typedef void (*prism_ring_cb)(void *arg, const struct prism_ring_cqe *cqe);

@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "liburing-prism.h"
+#include "internal.h"
 
 #define PRISM_FAMILY_PARAM "/sys/module/prism/parameters/family"
 
@@ -279,13 +280,38 @@ static ssize_t recv_raw(int fd, void *buf, size_t len,
 	return n;
 }
 
-ssize_t prism_wait_from(int fd, void *buf, size_t len,
-			struct sockaddr_prism *src, int flags)
+/*
+ * recv_raw() that first spins for up to spin_us microseconds with
+ * non-blocking receives; then one receive as flags ask.
+ */
+static ssize_t recv_spin(int fd, void *buf, size_t len,
+			 struct sockaddr_prism *src, int flags, int *trunc,
+			 unsigned int spin_us)
+{
+	long long end;
+	ssize_t n;
+
+	if (!spin_us)
+		return recv_raw(fd, buf, len, src, flags, trunc);
+	end = prism__now_ns() + (long long)spin_us * 1000;
+	do {
+		n = recv_raw(fd, buf, len, src, flags | MSG_DONTWAIT, trunc);
+		if (n != -EAGAIN)
+			return n;
+	} while (prism__now_ns() < end);
+	if (flags & MSG_DONTWAIT)
+		return -EAGAIN;
+	return recv_raw(fd, buf, len, src, flags, trunc);
+}
+
+ssize_t prism_wait_spin(int fd, void *buf, size_t len,
+			struct sockaddr_prism *src, int flags,
+			unsigned int spin_us)
 {
 	int trunc, err;
 	ssize_t n;
 
-	n = recv_raw(fd, buf, len, src, flags, &trunc);
+	n = recv_spin(fd, buf, len, src, flags, &trunc, spin_us);
 	if (n < 0)
 		return n;
 	if (trunc)
@@ -296,13 +322,20 @@ ssize_t prism_wait_from(int fd, void *buf, size_t len,
 	return n;
 }
 
+ssize_t prism_wait_from(int fd, void *buf, size_t len,
+			struct sockaddr_prism *src, int flags)
+{
+	return prism_wait_spin(fd, buf, len, src, flags, 0);
+}
+
 ssize_t prism_wait(int fd, void *buf, size_t len)
 {
 	return prism_wait_from(fd, buf, len, NULL, 0);
 }
 
-ssize_t prism_execute(int fd, const struct sockaddr_prism *dst,
-		      const struct prism_chain_buf *c, void *out, size_t out_len)
+ssize_t prism_execute_spin(int fd, const struct sockaddr_prism *dst,
+			   const struct prism_chain_buf *c, void *out,
+			   size_t out_len, unsigned int spin_us)
 {
 	const struct prism_msg *m = out;
 	int trunc, err;
@@ -320,7 +353,7 @@ ssize_t prism_execute(int fd, const struct sockaddr_prism *dst,
 		 * -EINTR leaves the chain in flight: its completion is
 		 * received by a later wait (a later prism_execute() drops it).
 		 */
-		n = recv_raw(fd, out, out_len, NULL, 0, &trunc);
+		n = recv_spin(fd, out, out_len, NULL, 0, &trunc, spin_us);
 		if (n < 0)
 			return n;
 		if ((size_t)n < sizeof(*m) || m->kind != PRISM_MSG_COMPLETION ||
@@ -331,4 +364,19 @@ ssize_t prism_execute(int fd, const struct sockaddr_prism *dst,
 		err = prism_msg_check(out, (size_t)n);
 		return err ? err : n;
 	}
+}
+
+ssize_t prism_execute(int fd, const struct sockaddr_prism *dst,
+		      const struct prism_chain_buf *c, void *out, size_t out_len)
+{
+	return prism_execute_spin(fd, dst, c, out, out_len, 0);
+}
+
+int prism_busy_poll(int fd, unsigned int usec)
+{
+	int v = usec > 0x7fffffffu ? 0x7fffffff : (int)usec;
+
+	if (setsockopt(fd, SOL_SOCKET, SO_BUSY_POLL, &v, sizeof(v)) < 0)
+		return -errno;
+	return 0;
 }

@@ -17,6 +17,10 @@
 #      pair-client, servers rxe_lat verbs-server / prism-server).  Every client
 #      is pinned to CPU 0, every server to CPU 1 (perftest needs pinning:
 #      the guest's vCPU TSCs are not synchronized, see the clock check).
+#   3. busy polling (doc/BUSYPOLL-BENCH.md): PRISM READ 8 blocking, spinning
+#      (prism_execute_spin), through a ring sleeping and spinning, timed
+#      with the TSC as perftest is (rxe_lat busy-client); then the same with
+#      NAPI on the veth pair (GRO on, TSO off) and SO_BUSY_POLL set.
 #
 #   PRISM_KO=kmod/prism.ko tools/bench/rxe.sh
 #
@@ -26,7 +30,10 @@
 # and the first WARMUP samples are dropped here), PRISM_OUT (bench-rxe.json,
 # bench-rxe.csv, bench-rxe.png, bench-rxe-probe.txt, bench-rxe-*.txt go
 # there), RXE_PROBE_NETNS=0 to skip step 1, RXE_CLOCK_CHECK=0 to skip the
-# perftest clock check.
+# perftest clock check, RXE_BUSY=0 to skip step 3, RXE_BUSY_ONLY=1 to run
+# only perftest's READ 8 and step 3, RXE_SPIN_US (spin bound of step 3,
+# default 1000), RXE_BUSY_POLL_US (SO_BUSY_POLL of its NAPI half, default
+# 50).
 # Build on the host first: make -C tools/bench (needs libibverbs-dev).
 set -u
 
@@ -75,7 +82,7 @@ trap cleanup EXIT
 # wait_file: a wall-clock bound that also notices a dead process
 # shellcheck source=../lib/wait.sh
 . "$here/../lib/wait.sh"
-# rxe_pair_up/down, gid_index, wait_listen, perftest_client
+# rxe_pair_up/down, gid_index, wait_listen, perftest_client, rxe_plot
 # shellcheck source=rxe_net.sh
 . "$here/rxe_net.sh"
 
@@ -92,6 +99,7 @@ fi
 mkdir -p "$out"
 : > "$probe"
 : > "$res"
+rm -f "$out/bench-rxe-busy.dat" "$out/bench-rxe-busy.png"
 {
 	echo "kernel $(uname -r)"
 	echo "rdma system: $(rdma system show 2>&1)"
@@ -253,10 +261,13 @@ perftest() {
 }
 log "perftest, $N measured + $W warm-up iterations per test"
 perftest read8 ib_read_lat 8
+busy_only=${RXE_BUSY_ONLY:-0}
+if [ "$busy_only" != 1 ]; then
 perftest read512 ib_read_lat 512
 perftest write8 ib_write_lat 8
 perftest write512 ib_write_lat 512
 perftest cas8 ib_atomic_lat 8 -A CMP_AND_SWAP
+fi
 rdma_stats "after perftest"
 
 # ---------------------------------------------------------------- verbs + PRISM
@@ -264,6 +275,7 @@ rdma_stats "after perftest"
 # pair-client): rxe through an RC QP rxe0 -> rxe1 with a busy-polled CQ,
 # PRISM through a socket on va to the server's endpoint on vb (blocking
 # prism_execute).  Both servers only register memory and sleep.
+if [ "$busy_only" != 1 ]; then
 log "verbs program and PRISM, interleaved op by op, $N measured + $W warm-up"
 taskset -c $CPU_S "$B" verbs-server rxe1 "$G1" "$work/vs.info" "$work/vc.info" \
 	"$work/vs.ready" > "$work/vs.log" 2>&1 &
@@ -278,6 +290,37 @@ kill_pids
 grep '^RESULT' "$work/pair.log" >> "$res"
 cp "$work/pair.log" "$out/bench-rxe-pair.txt"
 rdma_stats "after the verbs program"
+fi
+
+# ---------------------------------------------------------------- busy polling
+# busy_phase SUFFIX BUSY_POLL_US: rxe_lat busy-client against a PRISM server
+# on vb; its RESULT lines go to the report, CSW and NAPI lines too.
+busy_phase() {
+	local sfx=$1 bp=$2
+	taskset -c $CPU_S "$B" prism-server vb 2 "$work/pb.info" > "$work/pb.log" 2>&1 &
+	pids+=($!)
+	wait_file "$work/pb.info" 30000 "${pids[-1]}" || { cat "$work/pb.log"; fail "PRISM server did not start"; }
+	taskset -c $CPU_C timeout 1200 "$B" busy-client va "$work/pb.info" "$N" "$W" \
+		"$MHZ" "${RXE_SPIN_US:-1000}" "$bp" "$sfx" > "$work/busy$sfx.log" 2>&1 ||
+		{ log "busy client$sfx failed:"; tail -5 "$work/busy$sfx.log" "$work/pb.log"; }
+	kill_pids
+	rm -f "$work/pb.info"
+	grep -E '^(RESULT|CSW|NAPI)' "$work/busy$sfx.log" >> "$res"
+	cat "$work/busy$sfx.log" >> "$out/bench-rxe-busy.txt"
+	grep '^NAPI' "$work/busy$sfx.log" | sed 's/^/rxe:   /'
+}
+if [ "${RXE_BUSY:-1}" = 1 ]; then
+	: > "$out/bench-rxe-busy.txt"
+	log "busy polling: PRISM READ 8 blocking / spinning / ring / ring spinning, TSC-timed"
+	busy_phase "" 0
+	log "busy polling with NAPI on the veth pair (GRO on, TSO off) and SO_BUSY_POLL ${RXE_BUSY_POLL_US:-50} us"
+	if "$B" veth-napi va on && "$B" veth-napi vb on; then
+		busy_phase "+napi" "${RXE_BUSY_POLL_US:-50}"
+		"$B" veth-napi va off; "$B" veth-napi vb off
+	else
+		log "could not turn NAPI on for va/vb"
+	fi
+fi
 
 [ -s "$work/retries.txt" ] && { cat "$work/retries.txt"; cat "$work/retries.txt" >> "$probe"; }
 tx1=$(cat /sys/class/net/va/statistics/tx_packets)
@@ -287,32 +330,12 @@ log "va sent $((tx1 - tx0)) packets during the measurements (traffic crossed the
 # ---------------------------------------------------------------- report
 python3 "$here/rxe_report.py" "$res" "$out" "$N" "$W" "$(uname -r)" "$MHZ"
 
-# plot into the guest's tmpfs, then copy; one retry (a run once left an
-# empty PNG behind without any message)
-plot() {
-	gnuplot <<EOF 2>&1 | sed 's/^/rxe: gnuplot: /'
-set terminal pngcairo size 1200,600 noenhanced
-set output "$work/bench-rxe.png"
-set title "PRISM vs SoftRoCE (rxe) latency, median with p99 bar, $N iterations, TCG guest"
-set ylabel "microseconds, round trip (log scale)"
-set style data histogram
-set style histogram errorbars gap 2 lw 1
-set style fill solid 0.7 border -1
-set key top left
-set xtics nomirror
-set logscale y
-set yrange [10:*]
-plot "$out/bench-rxe.dat" using 2:2:5:xtic(1) title "PRISM" lc rgb "#1f77b4", \
-     "" using 3:3:6 title "rxe (verbs program)" lc rgb "#d62728", \
-     "" using 4:4:7 title "rxe (perftest)" lc rgb "#ff7f0e"
-unset output
-EOF
-}
-for try in 1 2; do
-	rm -f "$work/bench-rxe.png"
-	plot
-	[ -s "$work/bench-rxe.png" ] && break
-	log "gnuplot left no image (attempt $try)"
-done
-cp "$work/bench-rxe.png" "$out/bench-rxe.png" 2>/dev/null
+[ "$busy_only" = 1 ] ||
+	rxe_plot bench-rxe "PRISM vs SoftRoCE (rxe) latency, median with p99 bar, $N iterations, TCG guest" \
+	"plot \"$out/bench-rxe.dat\" using 2:2:5:xtic(1) title \"PRISM\" lc rgb \"#1f77b4\", \
+     \"\" using 3:3:6 title \"rxe (verbs program)\" lc rgb \"#d62728\", \
+     \"\" using 4:4:7 title \"rxe (perftest)\" lc rgb \"#ff7f0e\""
+[ -s "$out/bench-rxe-busy.dat" ] &&
+	rxe_plot bench-rxe-busy "READ 8 B, busy polling vs perftest ib_read_lat, median with p99 bar, $N iterations, TSC-timed, TCG guest" \
+		"set xtics rotate by -30; plot \"$out/bench-rxe-busy.dat\" using 2:2:3:xtic(1) title \"READ 8\" lc rgb \"#1f77b4\""
 log "results: $out/bench-rxe.json $out/bench-rxe.csv $out/bench-rxe.png $probe"

@@ -28,6 +28,19 @@
  *   rxe_lat pair-client IF PINFO DEV GIDX VINFO VPEER VREADY N WARMUP
  *           (both clients in one process, interleaved op by op: what
  *            rxe.sh uses)
+ *   rxe_lat busy-client IF PINFO N WARMUP MHZ SPIN_US BUSY_POLL_US SUFFIX
+ *           PRISM READ 8 four ways, interleaved op by op: blocking
+ *           prism_execute(), prism_execute_spin(SPIN_US), prism_ring
+ *           sleeping and prism_ring spinning (prism_ring_busy_poll), timed
+ *           with the TSC like perftest (MHZ: tsc-mhz's rate); both sockets
+ *           get SO_BUSY_POLL = BUSY_POLL_US first (0: left alone).  Stacks
+ *           are named prism-{block,spin,ring,ringspin}SUFFIX; each also
+ *           prints "CSW stack sleeps_per_op" (voluntary context switches)
+ *           and a "NAPI<SUFFIX> id N" line (SO_INCOMING_NAPI_ID, 0: no NAPI)
+ *   rxe_lat veth-napi IF on|off
+ *           GRO (with it NAPI) on IF and TSO off, or back (ethtool ioctls;
+ *           a veth end takes its peer's frames through NAPI only when it
+ *           has GRO on and the peer TSO off)
  *   rxe_lat tsc-mhz       (x86: TSC ticks per microsecond of CLOCK_MONOTONIC
  *                          on the CPU it runs on; run it pinned)
  *
@@ -41,13 +54,18 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <net/if.h>
+#include <sys/ioctl.h>
 #include <sys/mman.h>
+#include <sys/resource.h>
 #include <sys/socket.h>
 #include <sys/time.h>
 #include <time.h>
 #include <unistd.h>
 
 #include <infiniband/verbs.h>
+#include <linux/ethtool.h>
+#include <linux/sockios.h>
 
 #include "bench_util.h"
 
@@ -522,25 +540,32 @@ static int verbs_client(int argc, char **argv)
  * measured against CLOCK_MONOTONIC on the same (pinned) CPU: the median of
  * 9 windows of 50 ms.
  */
+#if defined(__x86_64__) || defined(__i386__)
+static __u64 tsc(void)
+{
+	unsigned int lo, hi;
+
+	__asm__ __volatile__("rdtsc" : "=a"(lo), "=d"(hi));
+	return ((__u64)hi << 32) | lo;
+}
+#endif
+
 static int tsc_mhz(int argc, char **argv)
 {
 	(void)argc;
 	(void)argv;
 #if defined(__x86_64__) || defined(__i386__)
 	double r[9], t0, t1;
-	unsigned int lo, hi;
 	__u64 c0, c1;
 	int i;
 
 	for (i = 0; i < 9; i++) {
 		t0 = pu_now_us();
-		__asm__ __volatile__("rdtsc" : "=a"(lo), "=d"(hi));
-		c0 = ((__u64)hi << 32) | lo;
+		c0 = tsc();
 		do
 			t1 = pu_now_us();
 		while (t1 - t0 < 50000);
-		__asm__ __volatile__("rdtsc" : "=a"(lo), "=d"(hi));
-		c1 = ((__u64)hi << 32) | lo;
+		c1 = tsc();
 		r[i] = (double)(c1 - c0) / (t1 - t0);
 	}
 	qsort(r, 9, sizeof(double), pu_cmp_double);
@@ -600,6 +625,169 @@ static int pair_client(int argc, char **argv)
 	return 0;
 }
 
+/* ---------------------------------------------------------------- busy */
+
+#if defined(__x86_64__) || defined(__i386__)
+#define BUSY_SERIES	4
+
+static const char *const busy_name[BUSY_SERIES] = {
+	"block", "spin", "ring", "ringspin",
+};
+
+struct bctx {
+	struct pctx p;			/* prism_execute() socket */
+	int rfd;			/* the ring's socket */
+	struct prism_ring r;
+	unsigned int spin_us;
+	__u64 seq;
+};
+
+static long nvcsw(void)
+{
+	struct rusage ru;
+
+	if (getrusage(RUSAGE_THREAD, &ru))
+		die("getrusage", errno);
+	return ru.ru_nvcsw;
+}
+
+/* One READ 8 of slot k by series s; checks the pointer it returns. */
+static void busy_op(struct bctx *b, int s, unsigned int k)
+{
+	_Alignas(8) unsigned char cb[256], out[512];
+	struct prism_ring_cqe ev[2];
+	const struct prism_msg *m = (const void *)out;
+	struct prism_chain_buf c;
+	ssize_t got;
+	__u64 ptr;
+	int n;
+
+	prism_chain_init(&c, cb, sizeof(cb), ++b->seq);
+	prism_prep_read(&c, b->p.rkey, b->p.base + 8ull * k, 8);
+	if (s < 2) {
+		got = prism_execute_spin(b->p.fd, &b->p.dst, &c, out, sizeof(out),
+					 s ? b->spin_us : 0);
+		if (got < 0)
+			die("READ 8", (int)got);
+	} else {
+		prism_ring_busy_poll(&b->r, s == 3 ? b->spin_us : 0);
+		if (prism_ring_queue(&b->r, &b->p.dst, &c))
+			die("prism_ring_queue", EIO);
+		n = prism_ring_reap(&b->r, ev, 2, 1, 5000);
+		if (n != 1 || ev[0].res || !ev[0].msg || ev[0].user_data != b->seq)
+			die("ring READ 8", n < 0 ? n : EIO);
+		m = ev[0].msg;
+	}
+	if (m->status != PRISM_S_OK || prism_msg_u64(m, 0, &ptr) ||
+	    ptr != b->p.base + VAL_OFF + k * VAL_SIZE)
+		die("READ 8 returned wrong bytes", EIO);
+}
+
+static int busy_client(int argc, char **argv)
+{
+	struct bctx b = { 0 };
+	double *t[BUSY_SERIES], mhz;
+	long n, w, it, csw[BUSY_SERIES] = { 0 }, c0;
+	unsigned int bp;
+	char name[64];
+	int s, j, err, napi = -1;
+	socklen_t l = sizeof(napi);
+	__u64 t0;
+
+	if (argc < 9)
+		die("usage: busy-client IF PINFO N WARMUP MHZ SPIN_US BUSY_POLL_US SUFFIX",
+		    EINVAL);
+	n = strtol(argv[3], NULL, 0);
+	w = strtol(argv[4], NULL, 0);
+	mhz = strtod(argv[5], NULL);
+	b.spin_us = (unsigned int)strtoul(argv[6], NULL, 0);
+	bp = (unsigned int)strtoul(argv[7], NULL, 0);
+	if (mhz <= 0 || n <= 0)
+		die("busy-client: MHZ and N must be positive", EINVAL);
+	prism_connect(&b.p, argv[1], argv[2]);
+	b.rfd = prism_open(argv[1], 0, 0);
+	if (b.rfd < 0)
+		die("prism_open", b.rfd);
+	if (bp) {
+		err = prism_busy_poll(b.p.fd, bp);
+		if (!err)
+			err = prism_busy_poll(b.rfd, bp);
+		if (err)
+			die("SO_BUSY_POLL", err);
+	}
+	err = prism_ring_init(&b.r, b.rfd, 8, 0, 0, 0);
+	if (err)
+		die("prism_ring_init", err);
+	for (s = 0; s < BUSY_SERIES; s++)
+		t[s] = samples(n);
+	for (it = 0; it < w + n; it++) {
+		for (j = 0; j < BUSY_SERIES; j++) {
+			s = (int)((it + j) % BUSY_SERIES);
+			c0 = nvcsw();
+			t0 = tsc();
+			busy_op(&b, s, (unsigned int)(it % NVALS));
+			if (it >= w) {
+				t[s][it - w] = (double)(tsc() - t0) / mhz;
+				csw[s] += nvcsw() - c0;
+			}
+		}
+	}
+	for (s = 0; s < BUSY_SERIES; s++) {
+		snprintf(name, sizeof(name), "prism-%s%s", busy_name[s], argv[8]);
+		report(name, "read", 8, t[s], n);
+		printf("CSW %s %.3f\n", name, (double)csw[s] / (double)n);
+	}
+	if (getsockopt(b.p.fd, SOL_SOCKET, SO_INCOMING_NAPI_ID, &napi, &l))
+		napi = -errno;
+	printf("NAPI%s id %d (SO_BUSY_POLL %u us, spin %u us)\n", argv[8], napi,
+	       bp, b.spin_us);
+	prism_ring_exit(&b.r);
+	return 0;
+}
+
+/* Legacy ethtool command cmd with value v on interface ifname. */
+static void ethtool_set(int fd, const char *ifname, __u32 cmd, __u32 v)
+{
+	struct ethtool_value ev = { .cmd = cmd, .data = v };
+	struct ifreq ifr;
+
+	memset(&ifr, 0, sizeof(ifr));
+	snprintf(ifr.ifr_name, sizeof(ifr.ifr_name), "%s", ifname);
+	ifr.ifr_data = (void *)&ev;
+	if (ioctl(fd, SIOCETHTOOL, &ifr))
+		die(ifname, errno);
+}
+
+static int veth_napi(int argc, char **argv)
+{
+	int fd, on;
+
+	if (argc < 3)
+		die("usage: veth-napi IF on|off", EINVAL);
+	on = !strcmp(argv[2], "on");
+	fd = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+	if (fd < 0)
+		die("socket", errno);
+	ethtool_set(fd, argv[1], ETHTOOL_STSO, !on);
+	ethtool_set(fd, argv[1], ETHTOOL_SGRO, on);
+	close(fd);
+	return 0;
+}
+#else
+static int busy_client(int argc, char **argv)
+{
+	(void)argc;
+	(void)argv;
+	fprintf(stderr, "rxe_lat: busy-client: x86 only (TSC)\n");
+	return 1;
+}
+
+static int veth_napi(int argc, char **argv)
+{
+	return busy_client(argc, argv);
+}
+#endif
+
 int main(int argc, char **argv)
 {
 	static const struct subcommand cmds[] = {
@@ -608,6 +796,8 @@ int main(int argc, char **argv)
 		{ "verbs-server", verbs_server },
 		{ "verbs-client", verbs_client },
 		{ "pair-client", pair_client },
+		{ "busy-client", busy_client },
+		{ "veth-napi", veth_napi },
 		{ "tsc-mhz", tsc_mhz },
 	};
 

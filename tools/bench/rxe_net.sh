@@ -36,6 +36,11 @@
 #                             output kept as $raw/NAME-tryN.txt
 #   rxe_diag WHAT             rxe's counters and the kernel's last words
 #                             appended to $raw/rxe-diag.txt
+#   rxe_plot NAME TITLE PLOT  bar chart (log scale, microseconds) $out/NAME.png
+#                             drawn by the gnuplot command(s) PLOT into
+#                             $work, then copied (one retry: a run once
+#                             left an empty PNG behind without a message);
+#                             the caller defines log()
 
 RXE_MAC_A=02:00:00:00:07:0a
 RXE_MAC_B=02:00:00:00:07:0b
@@ -184,4 +189,29 @@ rxe_pair_down() {
 	ip rule show | grep -q '^0:.*lookup local' || ip rule add pref 0 lookup local
 	ip rule del pref 100 2>/dev/null
 	return 0
+}
+
+rxe_plot() {
+	local try
+	for try in 1 2; do
+		rm -f "$work/$1.png"
+		gnuplot <<EOF 2>&1 | sed 's/^/rxe: gnuplot: /'
+set terminal pngcairo size 1200,600 noenhanced
+set output "$work/$1.png"
+set title "$2"
+set ylabel "microseconds, round trip (log scale)"
+set style data histogram
+set style histogram errorbars gap 2 lw 1
+set style fill solid 0.7 border -1
+set key top left
+set xtics nomirror
+set logscale y
+set yrange [10:*]
+$3
+unset output
+EOF
+		[ -s "$work/$1.png" ] && break
+		log "gnuplot left no image for $1 (attempt $try)"
+	done
+	cp "$work/$1.png" "$out/$1.png" 2>/dev/null
 }

@@ -8,6 +8,8 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from bench_report import stats, perftest_samples
 res, out, n, w, kver, mhz = sys.argv[1], sys.argv[2], int(sys.argv[3]), int(sys.argv[4]), sys.argv[5], float(sys.argv[6])
 R = {}
+CSW = {}
+NAPI = []
 for line in open(res):
     f = line.split()
     if len(f) == 4 and f[0] == "PERFTEST":
@@ -15,6 +17,10 @@ for line in open(res):
         # (ib_write_lat: half the ping-pong round trip)
         samples = perftest_samples(f[3], mhz)
         R[("perftest", f[1].rstrip("0123456789"), int(f[2]))] = stats(samples[w:w + n])
+    elif len(f) == 3 and f[0] == "CSW":
+        CSW[f[1]] = float(f[2])
+    elif len(f) >= 3 and f[0].startswith("NAPI") and f[1] == "id":
+        NAPI.append(line.strip())
     elif len(f) >= 10 and f[0] == "RESULT":
         R[(f[1], f[2], int(f[3]))] = dict(zip(["n", "median", "p99", "mean", "min", "max", "p90"],
                                         [int(f[4])] + [float(x) for x in f[5:11]]))
@@ -56,6 +62,30 @@ doc = {"benchmark": "rxe", "date": time.strftime("%Y-%m-%d %H:%M:%S %Z"), "kerne
                  "rxe_verbs and prism: one rxe_lat pair-client process, the two stacks interleaved op by op",
                  "rxe_verbs: RC QP, one signaled WR at a time, busy-polled CQ; prism: blocking prism_execute"],
        "rows": table}
+# Busy polling (rxe.sh step 3): PRISM READ 8 series timed with the TSC,
+# against perftest's READ 8 of the same run.
+busy_names = {"block": "prism_execute, sleeps in recvmsg",
+              "spin": "prism_execute_spin",
+              "ring": "prism_ring, sleeps in io_uring_enter",
+              "ringspin": "prism_ring_busy_poll"}
+busy = []
+ref = g(("perftest", "read", 8), "median")
+# rxe_lat busy-client's series, in the order they were printed (CSW lines):
+# prism-NAME[SUFFIX], SUFFIX naming the phase (+napi: veth NAPI and
+# SO_BUSY_POLL; +busypoll: SO_BUSY_POLL)
+for series in CSW:
+    name, _, sfx = series[len("prism-"):].partition("+")
+    k = (series, "read", 8)
+    if k in R:
+        busy.append({"series": k[0], "what": busy_names.get(name, name) + (", " + sfx if sfx else ""),
+                     "stats": R[k], "sleeps_per_op": CSW.get(k[0]),
+                     "ratio_median_vs_perftest": ratio(R[k]["median"], ref),
+                     "ratio_p99_vs_perftest": ratio(R[k]["p99"], g(("perftest", "read", 8), "p99"))})
+if busy:
+    doc["busy_poll"] = {"perftest_read8": R.get(("perftest", "read", 8)), "series": busy, "napi": NAPI,
+                        "notes": ["every series timed with rdtsc around one op (converted with tsc_mhz), like perftest",
+                                  "series interleaved op by op in one rxe_lat busy-client process, order rotating",
+                                  "sleeps_per_op: voluntary context switches of the client thread per op"]}
 json.dump(doc, open(out + "/bench-rxe.json", "w"), indent=1)
 with open(out + "/bench-rxe.csv", "w") as c:
     c.write("stack,op,bytes,n,median_us,p90_us,p99_us,mean_us,min_us,max_us\n")
@@ -85,3 +115,22 @@ for t, (label, pop, psz, rop, rsz) in zip(table, rows):
         r(t["ratio_median_vs_perftest"]), r(t["ratio_p99_vs_perftest"])))
 print("medians and p99 in us; ratios = PRISM / rxe (< 1: PRISM faster).  ptr+READ = PRISM READ|INDIRECT vs two dependent rxe READs.")
 print("perftest WRITE = 2 x ib_write_lat's reported half round trip.")
+if busy:
+    with open(out + "/bench-rxe-busy.dat", "w") as d:
+        d.write("# label median p99\n")
+        pt = R.get(("perftest", "read", 8))
+        if pt:
+            d.write('"perftest ib_read_lat" %.2f %.2f\n' % (pt["median"], pt["p99"]))
+        for b in busy:
+            d.write('"%s" %.2f %.2f\n' % (b["series"], b["stats"]["median"], b["stats"]["p99"]))
+    print()
+    print("Busy polling, READ 8, TSC-timed like perftest (microseconds); perftest ib_read_lat READ 8 median %s p99 %s" % (
+        f(ref).strip(), f(g(("perftest", "read", 8), "p99")).strip()))
+    print("%-20s | %8s %8s %8s | %7s %7s | %s" % ("series", "median", "p90", "p99", "P/perf", "p99", "sleeps/op"))
+    for b in busy:
+        st = b["stats"]
+        print("%-20s | %s %s %s | %s %s | %s" % (b["series"], f(st["median"]), f(st["p90"]), f(st["p99"]),
+              r(b["ratio_median_vs_perftest"]), r(b["ratio_p99_vs_perftest"]),
+              "%.3f" % b["sleeps_per_op"] if b["sleeps_per_op"] is not None else "-"))
+    for line in NAPI:
+        print(line)

@@ -14,7 +14,7 @@
  *   send.c       SEND, unbound endpoints
  *   peers.c      timeouts, per-target id window, peer table
  *   cc.c         congestion windows: a silent target, cc on and off
- *   ring.c       io_uring batches
+ *   ring.c       io_uring batches      busypoll.c  spinning waits
  *   socket.c     socket API errors      malformed.c malformed chains
  *   regions.c    region / free list ioctls, DEREG_MR at the target
  *   stats.c      server CPU while idle, PRISM_STATS, /proc/net/prism
@@ -103,6 +103,9 @@ int case_ring_1(struct client *c);
 int case_ring_16(struct client *c);
 int case_ring_256(struct client *c);
 int case_ring_256_plain(struct client *c);
+/* busypoll.c */
+int case_busy_poll_execute(struct client *c);
+int case_busy_poll_ring(struct client *c);
 /* socket.c */
 int case_errno_socket(struct client *c);
 /* malformed.c */

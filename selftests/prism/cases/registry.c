@@ -39,6 +39,8 @@ const struct st_case st_cases[] = {
 	{ "ring_16", case_ring_16, "io_uring: 16 chains in flight, every primitive" },
 	{ "ring_256", case_ring_256, "io_uring: 256 chains in flight, every primitive" },
 	{ "ring_256_plain", case_ring_256_plain, "io_uring: 256 chains, plain RECVs" },
+	{ "busy_poll_execute", case_busy_poll_execute, "busy polling: prism_execute_spin, SO_BUSY_POLL, no sleep" },
+	{ "busy_poll_ring", case_busy_poll_ring, "busy polling: a spinning prism_ring, no sleep" },
 	{ "errno_socket", case_errno_socket, "socket/bind/sendmsg/sockopt errors" },
 	{ "errno_chain", case_errno_chain, "malformed chains -> EINVAL/EMSGSIZE" },
 	{ "errno_ioctl", case_errno_ioctl, "region and free list ioctl errors" },
