@@ -11,6 +11,8 @@
 #   make deb          install missing packages, Debian packages into build/deb
 #   make bench-large  READ/WRITE 4 KiB..1 MiB, PRISM vs rxe vs TCP in one guest
 #                     run (tools/bench/large.sh; results in build/vm-out)
+#   make bench-mcore  READ 8 B from 4 clients against one 2-vCPU target, receive
+#                     pinned to one CPU vs steered (tools/bench/mcore.sh)
 #   make demo / deps / clean
 
 # Stock target kernel: the newest installed 6.1 headers (never `uname -r`,
@@ -22,7 +24,7 @@ export PRISM_KVER := $(KVER)
 # Userspace subdirectories that exist yet, library first.
 USER_DIRS := $(foreach d,liburing-prism selftests apps tools,$(if $(wildcard $(d)/Makefile),$(d)))
 
-.PHONY: all module module-debug kernel-debug user deps check demo fuzz deb clean bench-large
+.PHONY: all module module-debug kernel-debug user deps check demo fuzz deb clean bench-large bench-mcore
 
 all: module user
 
@@ -57,13 +59,22 @@ demo: deps
 	$(MAKE) all
 	tools/demo.sh
 
-# One guest run of tools/bench/large.sh with the stock module (doc/LARGE-BENCH.md).
-bench-large: deps
+# $(call bench_guest,SCRIPT,DEFAULT TIMEOUT): one guest run of a benchmark
+# script with the stock module, the commit recorded in its results.
+define bench_guest
 	$(MAKE) user
 	ko=$$(tools/kernel/build-module.sh stock | grep '/prism\.ko$$') && \
 	PRISM_KO=$$ko PRISM_BENCH_COMMIT=$$(git rev-parse --short HEAD 2>/dev/null) \
-		tools/vm/run.sh --kernel stock --timeout $${PRISM_TIMEOUT_BENCH:-3000} -- \
-		tools/bench/large.sh
+		tools/vm/run.sh --kernel stock --timeout $${PRISM_TIMEOUT_BENCH:-$(2)} -- $(1)
+endef
+
+# tools/bench/large.sh (doc/LARGE-BENCH.md).
+bench-large: deps
+	$(call bench_guest,tools/bench/large.sh,3000)
+
+# tools/bench/mcore.sh in a guest of 2 vCPUs (run.sh's default; doc/MCORE-BENCH.md).
+bench-mcore: deps
+	$(call bench_guest,tools/bench/mcore.sh,1800)
 
 clean:
 	tools/kernel/build-module.sh clean
