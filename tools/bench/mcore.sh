@@ -30,7 +30,7 @@
 # Environment: PRISM_KO (loaded unless prism is loaded), PRISM_OUT
 # (default <repo>/build/vm-out: bench-mcore.{dat,json,md,png}),
 # PRISM_MCORE_CLIENTS (default 4), PRISM_MCORE_N (measured READs per
-# client and run, default 3000), PRISM_MCORE_WARMUP (default 100),
+# client and run, default 20000), PRISM_MCORE_WARMUP (default 100),
 # PRISM_MCORE_ROUNDS (default 3), PRISM_MCORE_MODES (default "pinned
 # steered steer1 native"), PRISM_BENCH_COMMIT (recorded).
 set -u
@@ -42,7 +42,7 @@ repo=$(cd "$here/../.." && pwd)
 B=$here/bench_large
 KO=${PRISM_KO:-$repo/kmod/prism.ko}
 C=${PRISM_MCORE_CLIENTS:-4}
-N=${PRISM_MCORE_N:-3000}
+N=${PRISM_MCORE_N:-20000}
 W=${PRISM_MCORE_WARMUP:-100}
 R=${PRISM_MCORE_ROUNDS:-3}
 read -ra MODES <<< "${PRISM_MCORE_MODES:-pinned steered steer1 native}"

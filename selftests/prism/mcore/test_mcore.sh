@@ -121,7 +121,8 @@ hosts_up mcs 5 || bail "hosts"
 # Every frame to the target is received on CPU 0.
 host_exec mcs 1 sh -c 'echo 1 > /sys/class/net/eth0/queues/rx-0/rps_cpus' ||
 	bail "rps_cpus"
-host_exec mcs 1 "$REL/rel_server" eth0 $EP 16 0 > "$tmp/srv" 2>&1 &
+# Not through a function: $! must be the server itself, to kill it.
+ip netns exec mcs1 "$REL/rel_server" eth0 $EP 16 0 > "$tmp/srv" 2>&1 &
 srv_pid=$!
 wait_file "$tmp/srv" 30000 $srv_pid || bail "rel_server: $(cat "$tmp/srv")"
 addr=$(cat "$tmp/srv")
@@ -180,7 +181,7 @@ kill -9 $srv_pid
 wait $srv_pid 2>/dev/null
 srv_pid=
 # Requests of random sessions, steered over both CPUs, until killed.
-host_exec mcs 2 "$HZF" eth0 100000000 7 $addr > "$tmp/flood" 2>&1 &
+ip netns exec mcs2 "$HZF" eth0 100000000 7 $addr > "$tmp/flood" 2>&1 &
 fpid=$!
 pids+=($fpid)
 wait_line "$tmp/flood" '^started=1' 30000 $fpid
