@@ -22,7 +22,7 @@
 # together; warm-up and start-up count in the wall time, so this is a
 # lower bound), the sum of the clients' own ops/s, latency (median of the
 # clients' p50, worst p99), per-CPU busy and softirq share (/proc/stat),
-# and the clients' retransmissions and NACKs.
+# the clients' retransmissions and NACKs, the target's rx_dropped.
 #
 #   make bench-mcore                                    # on the host
 #   PRISM_KO=kmod/prism.ko tools/bench/mcore.sh         # in the guest
@@ -85,9 +85,10 @@ cpu_snap() {
 
 # run MODE ROUND: one run of every client at once, a line in $dat.
 run() {
-	local mode=$1 i st=0 t0 t1 cp=()
+	local mode=$1 i st=0 t0 t1 drop0 drops cp=()
 	set_mode "$mode"
 	cpu_snap "$work/cpu0"
+	drop0=$(host_stat $H 1 rx_dropped)
 	now_ms t0
 	for i in $(seq 2 $((C + 1))); do
 		host_exec $H "$i" "$B" prism --if eth0 --info "$work/info" \
@@ -100,9 +101,11 @@ run() {
 	done
 	now_ms t1
 	cpu_snap "$work/cpu1"
+	drops=$(($(host_stat $H 1 rx_dropped) - drop0))
 	[ $st = 0 ] || { cat "$work"/c*; fail "$mode: a client failed"; }
 	# mode round clients wall_ms ops_wall ops_sum p50 p99 retx nacks
 	#   cpu0_busy cpu0_si cpu1_busy cpu1_si (percent of the run)
+	#   rx_dropped (the target netns': malformed frames, full PRISM queues)
 	cat "$work"/c* | awk -v m="$mode" -v r="$2" -v c="$C" -v n="$N" \
 		-v ms=$((t1 - t0)) '
 		$1 == "RESULT" { sum += $8; p50[k++] = $9; if ($10 > p99) p99 = $10 }
@@ -118,13 +121,13 @@ run() {
 	paste "$work/cpu0" "$work/cpu1" | awk '$1 == "cpu0" || $1 == "cpu1" {
 		t = $8 - $4; if (t <= 0) t = 1
 		printf " %.0f %.0f", 100 * (t - ($6 - $2)) / t, 100 * ($7 - $3) / t }' >> "$work/row"
-	echo >> "$work/row"
+	echo " $drops" >> "$work/row"
 	cat "$work/row" >> "$dat"
 	echo "bench-mcore: $(cat "$work/row")"
 }
 
 dat=$out/bench-mcore.dat
-echo "# mode round clients wall_ms ops_wall ops_sum p50_us p99_us retransmits nacks cpu0_busy cpu0_softirq cpu1_busy cpu1_softirq" > "$dat"
+echo "# mode round clients wall_ms ops_wall ops_sum p50_us p99_us retransmits nacks cpu0_busy cpu0_softirq cpu1_busy cpu1_softirq rx_dropped" > "$dat"
 nm=${#MODES[@]}
 for r in $(seq "$R"); do
 	for j in $(seq 0 $((nm - 1))); do

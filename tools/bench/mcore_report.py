@@ -8,7 +8,7 @@ OUT; the table on stdout.
   mcore_report.py DAT OUT KERNEL COMMIT CLIENTS N DEPTH
 
 DAT lines: mode round clients wall_ms ops_wall ops_sum p50_us p99_us
-retransmits nacks cpu0_busy cpu0_softirq cpu1_busy cpu1_softirq
+retransmits nacks cpu0_busy cpu0_softirq cpu1_busy cpu1_softirq rx_dropped
 """
 import json, os, sys, time
 sys.dont_write_bytecode = True
@@ -18,7 +18,7 @@ from bench_report import stats
 dat, out, kver, commit = sys.argv[1:5]
 clients, n, depth = (int(x) for x in sys.argv[5:8])
 cols = ["wall_ms", "ops_wall", "ops_sum", "p50_us", "p99_us", "retransmits",
-        "nacks", "cpu0_busy", "cpu0_softirq", "cpu1_busy", "cpu1_softirq"]
+        "nacks", "cpu0_busy", "cpu0_softirq", "cpu1_busy", "cpu1_softirq", "rx_dropped"]
 runs, order = {}, []
 for line in open(dat):
     f = line.split()
@@ -35,6 +35,7 @@ for m, rs in runs.items():
     med[m]["ops_wall_all"] = [r["ops_wall"] for r in rs]
     med[m]["retransmits"] = sum(r["retransmits"] for r in rs)
     med[m]["nacks"] = sum(r["nacks"] for r in rs)
+    med[m]["rx_dropped"] = sum(r["rx_dropped"] for r in rs)
 base = med.get("pinned", {}).get("ops_wall")
 for m in med:
     med[m]["x_pinned"] = round(med[m]["ops_wall"] / base, 3) if base else None
@@ -43,15 +44,15 @@ goal = med.get("steered", {}).get("x_pinned")
 what = {"pinned": "RPS to CPU 0, steer=0", "steered": "RPS to CPU 0, steer=1 (all CPUs)",
         "steer1": "RPS to CPU 0, steer=1, steer_cpus=0", "native": "no RPS, steer=0 (veth: sender's CPU)"}
 rows = ["| mode | setting | runs | ops/s (total / wall) | x pinned | ops/s (sum of clients) "
-        "| p50 us | p99 us | CPU0 busy / softirq % | CPU1 busy / softirq % | retx | NACKs |",
-        "| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |"]
+        "| p50 us | p99 us | CPU0 busy / softirq % | CPU1 busy / softirq % | retx | NACKs | rx drops |",
+        "| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |"]
 for m in order:
     v = med[m]
-    rows.append("| %s | %s | %d | %.0f | %s | %.0f | %.0f | %.0f | %.0f / %.0f | %.0f / %.0f | %d | %d |" % (
+    rows.append("| %s | %s | %d | %.0f | %s | %.0f | %.0f | %.0f | %.0f / %.0f | %.0f / %.0f | %d | %d | %d |" % (
         m, what.get(m, m), v["runs"], v["ops_wall"],
         "%.2fx" % v["x_pinned"] if v["x_pinned"] else "-", v["ops_sum"], v["p50_us"],
         v["p99_us"], v["cpu0_busy"], v["cpu0_softirq"], v["cpu1_busy"],
-        v["cpu1_softirq"], v["retransmits"], v["nacks"]))
+        v["cpu1_softirq"], v["retransmits"], v["nacks"], v["rx_dropped"]))
 verdict = ("steered / pinned = %.2fx: goal (>= 1.6x) %s" % (goal, "MET" if goal >= 1.6 else "NOT met")
            if goal else "steered or pinned missing: no verdict")
 head = ("READ 8 B, %d clients x depth %d, %d measured READs per client and run; "
