@@ -17,6 +17,8 @@
 #                     guest run (tools/bench/depth.sh; doc/DEPTH-BENCH.md)
 #   make bench-incast 8 client netns x depth 16 -> 1 target, cc=1 and cc=0
 #                     (tools/bench/incast.sh; doc/DEPTH-BENCH.md)
+#   make bench-mcore  READ 8 B from 4 clients against one 2-vCPU target, receive
+#                     pinned to one CPU vs steered (tools/bench/mcore.sh)
 #   make demo / deps / clean
 
 # Stock target kernel: the newest installed 6.1 headers (never `uname -r`,
@@ -28,7 +30,7 @@ export PRISM_KVER := $(KVER)
 # Userspace subdirectories that exist yet, library first.
 USER_DIRS := $(foreach d,liburing-prism selftests apps tools,$(if $(wildcard $(d)/Makefile),$(d)))
 
-.PHONY: all module module-debug kernel-debug user deps check demo fuzz deb clean bench-large bench-cpu bench-depth bench-incast
+.PHONY: all module module-debug kernel-debug user deps check demo fuzz deb clean bench-large bench-cpu bench-depth bench-incast bench-mcore
 
 all: module user
 
@@ -63,14 +65,23 @@ demo: deps
 	$(MAKE) all
 	tools/demo.sh
 
-# One guest run of a benchmark script with the stock module: bench-large
-# (doc/LARGE-BENCH.md), bench-depth and bench-incast (doc/DEPTH-BENCH.md).
-bench-large bench-depth bench-incast: deps
+# $(call bench_guest,SCRIPT,DEFAULT TIMEOUT): one guest run of a benchmark
+# script with the stock module, the commit recorded in its results.
+define bench_guest
 	$(MAKE) user
 	ko=$$(tools/kernel/build-module.sh stock | grep '/prism\.ko$$') && \
 	PRISM_KO=$$ko PRISM_BENCH_COMMIT=$$(git rev-parse --short HEAD 2>/dev/null) \
-		tools/vm/run.sh --kernel stock --timeout $${PRISM_TIMEOUT_BENCH:-3000} -- \
-		tools/bench/$(@:bench-%=%).sh
+		tools/vm/run.sh --kernel stock --timeout $${PRISM_TIMEOUT_BENCH:-$(2)} -- $(1)
+endef
+
+# One guest run each: bench-large (doc/LARGE-BENCH.md), bench-depth and
+# bench-incast (doc/DEPTH-BENCH.md).
+bench-large bench-depth bench-incast: deps
+	$(call bench_guest,tools/bench/$(@:bench-%=%).sh,3000)
+
+# tools/bench/mcore.sh in a guest of 2 vCPUs (run.sh's default; doc/MCORE-BENCH.md).
+bench-mcore: deps
+	$(call bench_guest,tools/bench/mcore.sh,1800)
 
 # Two guests joined by virtio-net, the target's one vCPU measured (doc/CPU-BENCH.md).
 bench-cpu: deps

@@ -12,6 +12,7 @@
 #include <net/busy_poll.h>
 #include "prism_net.h"
 #include "seg.h"
+#include "steer.h"
 
 /**
  * prism_alloc_frame() - allocate an skb for a PRISM frame
@@ -187,6 +188,39 @@ static int prism_dispatch(struct net *net, struct sk_buff *skb,
 	return 0;
 }
 
+static int prism_rcv_drop(struct net *net, struct sk_buff *skb)
+{
+	prism_stat_add(net, NULL, PRISM_STAT_RX_DROPPED, 1);
+	kfree_skb(skb);
+	return NET_RX_DROP;
+}
+
+/**
+ * prism_rcv_finish() - hand a validated frame to the target or client side
+ * @skb: frame checked by prism_rcv(): PRISM header and body in the linear
+ *       part (a segment's payload may lie in fragments); consumed
+ *
+ * Context: Softirq, on the CPU that received the frame or, when steered,
+ * on the CPU of its session (steer.c).
+ * Return: NET_RX_SUCCESS, or NET_RX_DROP if the frame was dropped.
+ */
+int prism_rcv_finish(struct sk_buff *skb)
+{
+	const struct prism_whdr *hdr = (const struct prism_whdr *)skb->data;
+	struct net *net = dev_net(skb->dev);
+	u8 src_mac[ETH_ALEN];
+	int err;
+
+	ether_addr_copy(src_mac, eth_hdr(skb)->h_source);
+	rcu_read_lock();
+	err = prism_dispatch(net, skb, hdr, src_mac);
+	rcu_read_unlock();
+	if (err)
+		return prism_rcv_drop(net, skb);
+	consume_skb(skb);
+	return NET_RX_SUCCESS;
+}
+
 static int prism_rcv(struct sk_buff *skb, struct net_device *dev,
 		     struct packet_type *pt, struct net_device *orig_dev)
 {
@@ -221,20 +255,13 @@ static int prism_rcv(struct sk_buff *skb, struct net_device *dev,
 	ether_addr_copy(src_mac, eth_hdr(skb)->h_source);
 	if (!is_valid_ether_addr(src_mac))
 		goto drop;
+	/* Target-side frames run on the CPU of their session (steer.c). */
+	if (prism_steer_frame(skb, hdr, src_mac))
+		return NET_RX_SUCCESS;
+	return prism_rcv_finish(skb);
 
-	rcu_read_lock();
-	if (prism_dispatch(net, skb, hdr, src_mac))
-		goto drop_unlock;
-	rcu_read_unlock();
-	consume_skb(skb);
-	return NET_RX_SUCCESS;
-
-drop_unlock:
-	rcu_read_unlock();
 drop:
-	prism_stat_add(net, NULL, PRISM_STAT_RX_DROPPED, 1);
-	kfree_skb(skb);
-	return NET_RX_DROP;
+	return prism_rcv_drop(net, skb);
 }
 
 static struct packet_type prism_packet_type = {
@@ -263,8 +290,11 @@ static int prism_netdev_event(struct notifier_block *nb, unsigned long event,
 
 	switch (event) {
 	case NETDEV_DOWN:
+		prism_dev_gone(dev);
+		break;
 	case NETDEV_UNREGISTER:
 		prism_dev_gone(dev);
+		prism_steer_flush_dev(dev);
 		break;
 	}
 	return NOTIFY_DONE;
@@ -277,19 +307,26 @@ static struct notifier_block prism_netdev_notifier = {
 /**
  * prism_dev_init() - start receiving PRISM frames and interface events
  *
- * Registers the netdevice notifier and the packet type of prism_ethertype;
- * with cc_stamp, turns receive timestamps on.
+ * Sets up receive steering (steer.c), registers the netdevice notifier and
+ * the packet type of prism_ethertype; with cc_stamp, turns receive
+ * timestamps on.
  *
  * Context: Process context, module init, after prism_ethertype is set.
- * Return: 0, or the errno of register_netdevice_notifier().
+ * Return: 0, or the errno of prism_steer_init() or
+ * register_netdevice_notifier().
  */
 int prism_dev_init(void)
 {
 	int err;
 
-	err = register_netdevice_notifier(&prism_netdev_notifier);
+	err = prism_steer_init();
 	if (err)
 		return err;
+	err = register_netdevice_notifier(&prism_netdev_notifier);
+	if (err) {
+		prism_steer_exit();
+		return err;
+	}
 	prism_packet_type.type = htons(prism_ethertype);
 	/*
 	 * cc_stamp: frames are stamped on arrival in the receive queue, for
@@ -316,5 +353,7 @@ void prism_dev_exit(void)
 	dev_remove_pack(&prism_packet_type);
 	if (prism_cc_stamp())
 		net_disable_timestamp();
+	/* Then the frames queued to other CPUs (steer.c). */
+	prism_steer_exit();
 	unregister_netdevice_notifier(&prism_netdev_notifier);
 }

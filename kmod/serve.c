@@ -24,6 +24,7 @@
 #include "rcache.h"
 #include "compat.h"
 #include "trace.h"
+#include "steer.h"
 
 /* Bytes of chain work one CPU runs per jiffy before NACKing. */
 #define PRISM_CPU_WORK_PER_TICK		(8U << 20)
@@ -41,7 +42,8 @@ static DEFINE_PER_CPU(struct prism_cpu_work, prism_cpu_work);
  *
  * Refuses work the target cannot keep up with, before running it.
  * Signals: the socket's configured rate, and this CPU's receive backlog
- * filling up (frames past netdev_max_backlog are dropped silently).
+ * (the core's and the PRISM queue of steer.c) filling up (frames past
+ * netdev_max_backlog are dropped silently).
  *
  * Context: Softirq.
  * Return: true if the chain may run.
@@ -54,7 +56,8 @@ bool prism_admit(struct prism_sock *psk)
 	bool ok = true;
 
 	backlog = skb_queue_len_lockless(&sd->input_pkt_queue) +
-		  skb_queue_len_lockless(&sd->process_queue);
+		  skb_queue_len_lockless(&sd->process_queue) +
+		  prism_steer_backlog();
 	if (backlog > prism_netdev_max_backlog() / 2)
 		return false;
 	if (!rate)

@@ -39,6 +39,7 @@ suite hostile env FLOOD_FRAMES="${PRISM_FLOOD_FRAMES:-100000}" \
 	HZ_K="${PRISM_HZ_K:-300}" PRISMCTL="$repo/tools/prismctl/prismctl" \
 	"$repo/selftests/prism/hostile/test_hostile.sh"
 suite trace "$repo/selftests/prism/trace/test_trace.sh"
+suite mcore "$repo/selftests/prism/mcore/test_mcore.sh"
 suite large env LARGE_MAX="${PRISM_LARGE_MAX:-1048576}" \
 	LARGE_NETEM_MAX="${PRISM_LARGE_NETEM_MAX:-262144}" \
 	"$repo/selftests/prism/large/test_large.sh"

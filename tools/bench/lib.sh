@@ -45,6 +45,8 @@
 #   veth_pair NSA IFA MACA NSB IFB MACB
 #                             netns NSA and NSB (recreated) joined by a
 #                             veth pair, lo and the pair up
+#   bench_hosts PREFIX N      hosts_up PREFIX N (tools/lib/hosts.sh: netns
+#                             PREFIX1..N on bridge br-PREFIX), removed on exit
 #   bench_pids+=($!)          background job killed on exit
 #   wait_file FILE MS [PID]   from tools/lib/wait.sh (sourced by hosts.sh)
 #   bench_plot PNG TITLE      gnuplot: two stacked histogram plots (PNG,
@@ -61,6 +63,7 @@ KO=${PRISM_KO:-$repo/kmod/prism.ko}
 bench_name=bench
 bench_pids=()
 bench_netns=()
+bench_hosts=()
 bench_modules=()
 work=
 
@@ -100,6 +103,9 @@ bench_cleanup() {
 	done
 	for ns in "${bench_netns[@]}"; do
 		ip netns del "$ns" 2>/dev/null
+	done
+	for ns in "${bench_hosts[@]}"; do
+		hosts_down ${ns% *} ${ns#* }
 	done
 	for m in "${bench_modules[@]}"; do
 		rmmod "$m" 2>/dev/null
@@ -193,6 +199,11 @@ EOF
 		echo "unset multiplot"
 	} | gnuplot ||
 		echo "$bench_name: gnuplot failed (results are in the JSON)" >&2
+}
+
+bench_hosts() {
+	bench_hosts+=("$1 $2")
+	hosts_up "$1" "$2"
 }
 
 veth_pair() {
