@@ -55,6 +55,11 @@ module_param(cc_stamp, bool, 0444);
 MODULE_PARM_DESC(cc_stamp,
 		 "stamp every received frame of the host, so that the time frames wait in receive queues counts as local and target delay (one clock read per frame; default off)");
 
+static bool rto_hrtimer;
+module_param(rto_hrtimer, bool, 0644);
+MODULE_PARM_DESC(rto_hrtimer,
+		 "chain timers are hrtimers, so that a timeout under a jiffy is kept (costs a clock event programming per chain; default off: jiffies)");
+
 static unsigned int rto_min_us = 1000;
 module_param(rto_min_us, uint, 0644);
 MODULE_PARM_DESC(rto_min_us,
@@ -73,6 +78,11 @@ u32 prism_cc_target_us(void)
 u32 prism_cc_local_us(void)
 {
 	return READ_ONCE(cc_local_us);
+}
+
+bool prism_rto_hrtimer(void)
+{
+	return READ_ONCE(rto_hrtimer);
 }
 
 bool prism_cc_stamp(void)

@@ -73,5 +73,6 @@ u32 prism_cc_target_us(void);
 u32 prism_cc_local_us(void);
 u32 prism_rto_min_us(void);
 bool prism_cc_stamp(void);
+bool prism_rto_hrtimer(void);
 
 #endif /* _PRISM_CC_H */

@@ -13,8 +13,11 @@
  *
  * Retransmission follows RFC 6298 per peer: smoothed RTT from chains that
  * were sent once (Karn), RTO doubled on every retransmission, bounded by
- * the socket's PRISM_RETRIES and the chain's deadline; the timers are soft
- * hrtimers, so that the timeout may be well under a jiffy.  A NACK does not
+ * the socket's PRISM_RETRIES and the chain's deadline.  A chain's timer is
+ * a timer_list, so a timeout is rounded up to whole jiffies (4 ms at
+ * HZ=250); with the module parameter rto_hrtimer it is a soft hrtimer, to
+ * the microsecond, at the cost of programming the clock event device per
+ * chain (in our TCG guests, a third to half of the ops/s).  A NACK does not
  * count as a try: the chain was not run, and is resent after a backoff.
  *
  * Congestion control (cc.c) gives each peer a window of chains in flight,
@@ -106,7 +109,23 @@ void prism_req_arm(struct prism_req *req, ktime_t now)
 	if (!req->held)
 		when = min_t(ktime_t, when,
 			     ktime_add_ns(now, prism_req_backoff_ns(req)));
-	hrtimer_start(&req->timer, when, HRTIMER_MODE_ABS_SOFT);
+	if (req->fine) {
+		hrtimer_start(&req->hrtimer, when, HRTIMER_MODE_ABS_SOFT);
+	} else {
+		/* Never early: the next jiffy may be a nanosecond away. */
+		when = ktime_sub(when, now);
+		mod_timer(&req->timer, jiffies + 1 +
+			  (when > 0 ? nsecs_to_jiffies(when) : 0));
+	}
+}
+
+/* Stop a chain's timer, waiting for it if it runs. */
+static void prism_req_timer_cancel(struct prism_req *req)
+{
+	if (req->fine)
+		hrtimer_cancel(&req->hrtimer);
+	else
+		del_timer_sync(&req->timer);
 }
 
 /* ---------------------------------------------------------------------------
@@ -285,9 +304,8 @@ void prism_req_unlink(struct prism_sock *psk, struct prism_req *req)
 	prism_cc_drop(psk, req);
 }
 
-static enum hrtimer_restart prism_req_timer(struct hrtimer *t)
+static void prism_req_expired(struct prism_req *req)
 {
-	struct prism_req *req = container_of(t, struct prism_req, timer);
 	struct prism_sock *psk = req->psk;
 	struct net *net = sock_net(&psk->sk);
 	struct net_device *dev = NULL;
@@ -310,7 +328,8 @@ static enum hrtimer_restart prism_req_timer(struct hrtimer *t)
 	 * timer again once req leaves the xarray below, so freeing it here is
 	 * safe.
 	 */
-	if (hrtimer_is_queued(&req->timer))
+	if (req->fine ? hrtimer_is_queued(&req->hrtimer) :
+			timer_pending(&req->timer))
 		goto unlock;
 	now = ktime_get();
 	if (ktime_compare(now, req->deadline) >= 0 ||
@@ -385,7 +404,19 @@ unlock:
 	if (kick)
 		prism_cc_kick(psk);
 	rcu_read_unlock();
+}
+
+static enum hrtimer_restart prism_req_hrtimer(struct hrtimer *t)
+{
+	prism_req_expired(container_of(t, struct prism_req, hrtimer));
 	return HRTIMER_NORESTART;
+}
+
+static void prism_req_timer(struct timer_list *t)
+{
+	struct prism_req *req = from_timer(req, t, timer);
+
+	prism_req_expired(req);
 }
 
 /**
@@ -533,8 +564,14 @@ int prism_client_submit(struct prism_sock *psk, const struct sockaddr_prism *dst
 	req->dst = *dst;
 	req->dst.sprism_ifindex = psk->ifindex;
 	req->tries = 1;
-	hrtimer_init(&req->timer, CLOCK_MONOTONIC, HRTIMER_MODE_ABS_SOFT);
-	req->timer.function = prism_req_timer;
+	req->fine = prism_rto_hrtimer();
+	if (req->fine) {
+		hrtimer_init(&req->hrtimer, CLOCK_MONOTONIC,
+			     HRTIMER_MODE_ABS_SOFT);
+		req->hrtimer.function = prism_req_hrtimer;
+	} else {
+		timer_setup(&req->timer, prism_req_timer, 0);
+	}
 
 	err = -ENOBUFS;
 	if (atomic_inc_return(&psk->outstanding) > READ_ONCE(psk->max_outstanding))
@@ -789,7 +826,7 @@ void prism_req_finish(struct prism_req *req, u8 status, bool sample,
 {
 	struct prism_sock *psk = req->psk;
 
-	hrtimer_cancel(&req->timer);
+	prism_req_timer_cancel(req);
 	prism_peer_answered(psk, req->peer, sample, rtt_us);
 	if (status == PRISM_S_OK)
 		prism_req_deliver(req, PRISM_S_OK);
@@ -813,7 +850,7 @@ static void prism_client_drain(struct prism_sock *psk, bool complete,
 		}
 		prism_req_unlink(psk, req);
 		xa_unlock_bh(&psk->reqs);
-		hrtimer_cancel(&req->timer);
+		prism_req_timer_cancel(req);
 		if (complete)
 			prism_req_fail(req, status);
 		prism_req_free(req);
@@ -830,7 +867,7 @@ static void prism_client_drain(struct prism_sock *psk, bool complete,
  *
  * Context: Process context (the netdevice notifier, RTNL held, calls it
  * under rcu_read_lock()); takes the reqs lock and waits for running chain
- * timers (hrtimer_cancel()), so never from a chain timer.
+ * timers, so never from a chain timer.
  */
 void prism_client_fail_all(struct prism_sock *psk, u8 status)
 {
@@ -844,7 +881,7 @@ void prism_client_fail_all(struct prism_sock *psk, u8 status)
  * After this and an RCU grace period, nothing of the client side is in use.
  *
  * Context: Process context, socket release, after @psk was unbound; waits
- * for running chain timers (hrtimer_cancel()).
+ * for running chain timers.
  */
 void prism_client_release(struct prism_sock *psk)
 {

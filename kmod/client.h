@@ -29,7 +29,10 @@
  * @deadline: CLOCK_MONOTONIC (ktime_get())
  * @sent_at: last transmission
  * @first_sent: first transmission (tracing)
- * @timer: retransmission and deadline (a soft hrtimer: runs in softirq)
+ * @timer: retransmission and deadline, a timer_list (jiffies; the default)
+ * @hrtimer: ... or a soft hrtimer (module parameter rto_hrtimer): runs in
+ *           softirq too, with a resolution under a jiffy
+ * @fine: @hrtimer is the timer
  * @cskb: the completion, preallocated
  * @frame_len: bytes at @frame
  * @frame: header and body of the REQ, or the SREQ of a multi-frame
@@ -61,7 +64,11 @@ struct prism_req {
 	ktime_t			deadline;
 	ktime_t			sent_at;
 	ktime_t			first_sent;
-	struct hrtimer		timer;
+	union {
+		struct timer_list	timer;
+		struct hrtimer		hrtimer;
+	};
+	bool			fine;
 	struct sk_buff		*cskb;
 	u32			frame_len;
 	u8			*frame;

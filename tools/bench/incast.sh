@@ -36,7 +36,9 @@
 # PRISM_INCAST_SECONDS (per run, default 8), PRISM_INCAST_CLIENTS (8),
 # PRISM_INCAST_DEPTH (16), PRISM_INCAST_CC (settings, default "1 0"),
 # PRISM_INCAST_CPU (0), PRISM_BENCH_COMMIT.  PRISM_INCAST_SMOKE=1: 1 s per
-# run, no one-d128 run, TAP on stdout: every client exited 0 with a
+# run, no one-d128 run, cc=1 only (without congestion control the incast
+# collapses into retransmissions and some clients' chains time out: that
+# contrast is for the full run), TAP on stdout: every client exited 0 with a
 # well-formed result, no chain failed, the report and plot were made
 # (make check runs this as the guest suite "bench-incast").
 set -u
@@ -50,6 +52,7 @@ DEPTH=${PRISM_INCAST_DEPTH:-16}
 CCS=${PRISM_INCAST_CC:-1 0}
 CPU=${PRISM_INCAST_CPU:-0}
 if [ "$SMOKE" = 1 ]; then
+	CCS=${PRISM_INCAST_CC:-1}
 	SECS=${PRISM_INCAST_SECONDS:-1}
 	RUNS="unloaded one-d$DEPTH incast"
 else

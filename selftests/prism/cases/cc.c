@@ -3,8 +3,9 @@
  * PRISM selftests: congestion control.  A silent target gets its first
  * window of chains (16) and the rest wait in the kernel; they all complete
  * with TIMEOUT at their deadline, its timeouts cut its window, and the live
- * server keeps answering at once meanwhile.  With the module parameter cc
- * off, nothing waits.
+ * server keeps answering at once meanwhile; the same with chain timers on
+ * hrtimers (rto_hrtimer).  With the module parameter cc off, nothing
+ * waits.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -15,13 +16,14 @@
 #include "cases.h"
 
 #define CC_PARAM	"/sys/module/prism/parameters/cc"
+#define HRT_PARAM	"/sys/module/prism/parameters/rto_hrtimer"
 #define CC_INIT_CHAINS	16	/* PRISM_CC_INIT, kmod/cc.h */
 #define SILENT_N	40
 #define LIVE_N		20
 
-static int set_cc(const char *v)
+static int set_param(const char *path, const char *v)
 {
-	int fd = open(CC_PARAM, O_WRONLY), err = 0;
+	int fd = open(path, O_WRONLY), err = 0;
 
 	if (fd < 0)
 		return -errno;
@@ -98,10 +100,16 @@ int case_cc_silent(struct client *c)
 	int err;
 
 	silent_burst(c, 1);
-	err = set_cc("0");
+	/* The same with chain timers on hrtimers. */
+	err = set_param(HRT_PARAM, "1");
+	EXPECT_ERR(err, 0, "rto_hrtimer=1 through " HRT_PARAM);
+	if (!err)
+		silent_burst(c, 1);
+	EXPECT_ERR(set_param(HRT_PARAM, "0"), 0, "rto_hrtimer=0 again");
+	err = set_param(CC_PARAM, "0");
 	EXPECT_ERR(err, 0, "cc=0 through " CC_PARAM);
 	if (!err)
 		silent_burst(c, 0);
-	EXPECT_ERR(set_cc("1"), 0, "cc=1 again");
+	EXPECT_ERR(set_param(CC_PARAM, "1"), 0, "cc=1 again");
 	return st_failed;
 }
