@@ -23,11 +23,17 @@ status=0
 
 suite() {
 	case " ${PRISM_GUEST_SUITES:-$1} " in *" $1 "*) ;; *) return 0 ;; esac
-	echo "# ---- suite: $1"
+	local name=$1
+	echo "# ---- suite: $name"
 	shift
 	"$@" || status=1
-	# A suite that failed half-way may leave the module loaded.
-	[ -d /sys/module/prism ] && rmmod prism 2>/dev/null
+	# A suite that failed half-way may leave the module loaded; one that
+	# left processes with PRISM sockets behind keeps it in use, and the
+	# next suites would run against it and its leftovers.
+	if [ -d /sys/module/prism ] && ! rmmod prism 2>/dev/null; then
+		echo "# suite $name left prism in use (refcnt $(cat /sys/module/prism/refcnt)); processes:"
+		ps -eo pid,args | sed -n '2,$p' | grep -v '\[' | sed 's/^/#   /'
+	fi
 	return 0
 }
 

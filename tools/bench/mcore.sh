@@ -60,7 +60,7 @@ load_module prism "$KO" || fail "insmod $KO failed"
 mkdir -p "$out" || fail "cannot create $out"
 bench_hosts $H $((C + 1)) || fail "hosts"
 
-host_exec $H 1 "$B" prism-server eth0 1 "$work/info" 8 $D > "$work/srv.log" 2>&1 &
+ip netns exec "${H}1" "$B" prism-server eth0 1 "$work/info" 8 $D > "$work/srv.log" 2>&1 &
 bench_pids+=($!)
 wait_file "$work/info" 30000 $! || { cat "$work/srv.log"; fail "server did not start"; }
 

@@ -115,7 +115,9 @@ echo 1 > "$TR/tracing_on"
 check "events enabled" "[ \"\$(cat $TR/events/prism/enable)\" = 1 ]"
 
 # ---------------------------------------------------------------- CAS
-host_exec trc 1 "$REL/rel_server" eth0 $EP_SRV 16 0 > "$tmp/srv" 2>&1 &
+# Not through host_exec (a function: $! would be its subshell, and the
+# server would outlive the kill of cleanup()).
+ip netns exec trc1 "$REL/rel_server" eth0 $EP_SRV 16 0 > "$tmp/srv" 2>&1 &
 pids+=($!)
 wait_file "$tmp/srv" 30000 $! || bail "rel_server: $(cat "$tmp/srv")"
 addr=$(head -n 1 "$tmp/srv")
@@ -176,7 +178,7 @@ check "... and completed with TIMEOUT (4) after >= 2 tries, latency >= 100 ms" \
 
 # ---------------------------------------------------------------- NACK
 : > "$TR/trace"
-host_exec trc 1 "$REL/rel_server" eth0 $EP_SLOW 64 2 > "$tmp/slow" 2>&1 &
+ip netns exec trc1 "$REL/rel_server" eth0 $EP_SLOW 64 2 > "$tmp/slow" 2>&1 &
 pids+=($!)
 wait_file "$tmp/slow" 30000 $! || bail "rel_server (slow): $(cat "$tmp/slow")"
 addr=$(head -n 1 "$tmp/slow")
