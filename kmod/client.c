@@ -112,10 +112,13 @@ void prism_req_arm(struct prism_req *req, ktime_t now)
 	if (req->fine) {
 		hrtimer_start(&req->hrtimer, when, HRTIMER_MODE_ABS_SOFT);
 	} else {
-		/* Never early: the next jiffy may be a nanosecond away. */
+		/*
+		 * Never early: whole jiffies rounded up, plus one, since the
+		 * next jiffy may be a nanosecond away.
+		 */
 		when = ktime_sub(when, now);
 		mod_timer(&req->timer, jiffies + 1 +
-			  (when > 0 ? nsecs_to_jiffies(when) : 0));
+			  (when > 0 ? DIV_ROUND_UP_ULL(when, TICK_NSEC) : 0));
 	}
 }
 

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * KUnit tests of cc.c: the congestion window's room, its additive increase
- * and proportional cuts (at most by half, at most once per RTT, never
+ * KUnit tests of cc.c: the congestion window's room, its slow start and
+ * additive increase, its proportional cuts (at most by half, at most once per RTT, never
  * under one chain), cuts on a timeout, the fabric's base delay and its
  * epochs, and the RFC 6298 estimator with its bounds.
  */
@@ -62,11 +62,13 @@ struct t_delay_case {
 };
 
 static const struct t_delay_case t_delay_cases[] = {
-	{ "under the target: one chain per window", 16 * ONE, 0, 100, 500,
+	{ "slow start: a chain per answer", 16 * ONE, 0, 100, 500, 200,
+	  1000000, 17 * ONE, false },
+	{ "after a cut: a chain per window", 16 * ONE, 1, 100, 500,
 	  200, 1000000, 16 * ONE + ONE / 16, false },
-	{ "at the target: still grows", 16 * ONE, 0, 500, 500, 200, 1000000,
+	{ "at the target: still grows", 16 * ONE, 1, 500, 500, 200, 1000000,
 	  16 * ONE + ONE / 16, false },
-	{ "one-chain window grows by a chain", ONE, 0, 0, 500, 200, 1000000,
+	{ "one-chain window grows by a chain", ONE, 1, 0, 500, 200, 1000000,
 	  2 * ONE, false },
 	{ "twice the target: cut by beta/2", 16 * ONE, 0, 1000, 500, 200,
 	  1000000, 16 * ONE * (ONE - 205 * 500 / 1000) / ONE, true },

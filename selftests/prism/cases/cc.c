@@ -4,8 +4,8 @@
  * window of chains (16) and the rest wait in the kernel; they all complete
  * with TIMEOUT at their deadline, its timeouts cut its window, and the live
  * server keeps answering at once meanwhile; the same with chain timers on
- * hrtimers (rto_hrtimer).  With the module parameter cc off, nothing
- * waits.
+ * hrtimers (rto_hrtimer).  With the module parameter cc off (the
+ * default), nothing waits.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -99,6 +99,10 @@ int case_cc_silent(struct client *c)
 {
 	int err;
 
+	err = set_param(CC_PARAM, "1");
+	EXPECT_ERR(err, 0, "cc=1 through " CC_PARAM);
+	if (err)
+		return st_failed;
 	silent_burst(c, 1);
 	/* The same with chain timers on hrtimers. */
 	err = set_param(HRT_PARAM, "1");
@@ -110,6 +114,7 @@ int case_cc_silent(struct client *c)
 	EXPECT_ERR(err, 0, "cc=0 through " CC_PARAM);
 	if (!err)
 		silent_burst(c, 0);
-	EXPECT_ERR(set_param(CC_PARAM, "1"), 0, "cc=1 again");
+	/* Back to the default. */
+	EXPECT_ERR(set_param(CC_PARAM, "0"), 0, "cc=0 again");
 	return st_failed;
 }
