@@ -415,13 +415,14 @@ void prism_cc_answer(struct prism_sock *psk, struct prism_peer *peer,
 		     u32 rtt_us, ktime_t now)
 {
 	struct net *net = sock_net(&psk->sk);
-	u32 local = prism_stamp_age_us(skb->tstamp);
-	u32 target = ntohs(hdr->delay);
-	u32 fabric = rtt_us > local + target ? rtt_us - local - target : 0;
-	u32 remote;
+	u32 local, target, fabric, remote;
 
+	/* Off (the default): not even the clock of a stamped frame is read. */
 	if (!prism_cc_enabled())
 		return;
+	local = prism_stamp_age_us(skb->tstamp);
+	target = ntohs(hdr->delay);
+	fabric = rtt_us > local + target ? rtt_us - local - target : 0;
 	remote = target + prism_cc_fabric_excess(&peer->cc, fabric);
 	if (prism_cc_delay(&peer->cc, remote, prism_cc_target_us(), rtt_us,
 			   ktime_to_ns(now))) {
