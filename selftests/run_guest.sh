@@ -19,6 +19,8 @@
 #      e.g. "core hostile"; default every suite).
 set -u
 repo=$(cd "$(dirname "$0")/.." && pwd)
+# shellcheck source=../tools/lib/wait.sh
+. "$repo/tools/lib/wait.sh"
 status=0
 
 suite() {
@@ -30,9 +32,15 @@ suite() {
 	# A suite that failed half-way may leave the module loaded; one that
 	# left processes with PRISM sockets behind keeps it in use, and the
 	# next suites would run against it and its leftovers.
+	# That is a failure of the suite; its leftovers (programs of this
+	# tree) are killed so that the next suites start clean.
 	if [ -d /sys/module/prism ] && ! rmmod prism 2>/dev/null; then
-		echo "# suite $name left prism in use (refcnt $(cat /sys/module/prism/refcnt)); processes:"
+		echo "not ok - suite $name left prism in use (refcnt $(cat /sys/module/prism/refcnt)); processes:"
 		ps -eo pid,args | sed -n '2,$p' | grep -v '\[' | sed 's/^/#   /'
+		status=1
+		pkill -KILL -f "^$repo/" 2>/dev/null
+		wait_until -i 0.2 10000 rmmod prism 2>/dev/null ||
+			echo "# prism still in use after killing them"
 	fi
 	return 0
 }

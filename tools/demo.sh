@@ -24,8 +24,10 @@
 # Environment: PRISM_KO (module to load; default: build kmod/prism.ko for
 # the stock kernel), PRISM_OUT (guest-writable results directory, default
 # build/vm-out), PRISM_BENCH_N (benchmark iterations, default 1000 here),
-# PRISM_DEMO_TIMEOUT (guest timeout, default 2400 s: a loaded 2-core host
-# needs ~15 min).
+# PRISM_DEMO_TIMEOUT (each guest's timeout, default 1200 s; the first part
+# takes 3-4 min here), PRISM_DEMO_CLIENT_S / PRISM_DEMO_STEP_S (how long a
+# client / the benchmark or an application's demo may take, default 120 /
+# 600 s: one that hangs is reported with what is stuck and stopped).
 set -u
 
 here=$(cd "$(dirname "$0")" && pwd)
@@ -51,13 +53,13 @@ host_main() {
 	export PRISM_BENCH_N=${PRISM_BENCH_N:-1000}
 	mkdir -p "$PRISM_OUT"
 	set +e
-	tools/vm/run.sh --timeout "${PRISM_DEMO_TIMEOUT:-2400}" -- tools/demo.sh --guest
+	tools/vm/run.sh --timeout "${PRISM_DEMO_TIMEOUT:-1200}" -- tools/demo.sh --guest
 	local rc=$? rc2=0
 	if [ "${PRISM_DEMO_MULTI:-1}" != 0 ]; then
 		echo
 		echo "demo: part 2: three guests, each with its own kernel, on one virtual" \
 			"Ethernet segment (tools/vm/multi.sh, tools/demo-multi.sh)"
-		tools/vm/multi.sh -n 3 --timeout "${PRISM_DEMO_TIMEOUT:-2400}" -- tools/demo-multi.sh
+		tools/vm/multi.sh -n 3 --timeout "${PRISM_DEMO_TIMEOUT:-1200}" -- tools/demo-multi.sh
 		rc2=$?
 	fi
 	echo
@@ -98,6 +100,28 @@ guest_cleanup() {
 # wait_file: a wall-clock bound that also notices a dead process
 # shellcheck source=lib/wait.sh
 . "$repo/tools/lib/wait.sh"
+# prism_stuck_report
+# shellcheck source=lib/module.sh
+. "$repo/tools/lib/module.sh"
+
+# bounded SECS LABEL PID: wait for PID (a child); if it has not exited
+# within SECS, say so with what is stuck (prism_stuck_report), stop it
+# (SIGTERM: the app scripts clean up; SIGKILL 10 s later) and return 124.
+# Otherwise its exit status.
+bounded() {
+	if ! wait_until -i 0.2 $(($1 * 1000)) proc_exited "$3"; then
+		echo "demo: $2 did not finish within $1 s; what is stuck:"
+		prism_stuck_report
+		kill -TERM "$3" 2>/dev/null
+		wait_exit "$3" 10000
+		return 124
+	fi
+	wait "$3"
+}
+# How long a client may take (they finish in seconds), and the benchmark
+# or an application's demo (a minute or two on a loaded 2-core host).
+CLIENT_S=${PRISM_DEMO_CLIENT_S:-120}
+STEP_S=${PRISM_DEMO_STEP_S:-600}
 
 ctxt() { awk '/ctxt_switches/ { n += $2 } END { print n }' "/proc/$1/status"; }
 
@@ -160,7 +184,7 @@ guest_main() {
 	for i in 1 2 3; do
 		local p
 		eval "p=\$cpid$i"
-		if wait "$p"; then
+		if bounded "$CLIENT_S" "client demo-c$i" "$p"; then
 			note "client demo-c$i: all chains completed"
 		else
 			note "client demo-c$i: FAILED"
@@ -172,7 +196,8 @@ guest_main() {
 	# A fourth run after them: the shared counter must read 3 x 10 + 10.
 	echo "--- demo-c1 again (the counter must reach 40: 3 x 10 concurrent + 10)"
 	# shellcheck disable=SC2086
-	ip netns exec demo-c1 "$EX/prism-example-client" eth0 $line > "$work/c4.out" 2>&1
+	ip netns exec demo-c1 "$EX/prism-example-client" eth0 $line > "$work/c4.out" 2>&1 &
+	bounded "$CLIENT_S" "client demo-c1 (again)" $!
 	sed 's/^/  /' "$work/c4.out"
 	if grep -q 'counter after 10 CAS increments: 40$' "$work/c4.out"; then
 		note "shared counter: 40 after 3 concurrent clients x 10 CAS + 10 (no lost update)"
@@ -196,7 +221,8 @@ guest_main() {
 	note "$(ip netns exec demo-srv awk '$1 == "chains_served" || $1 == "ops_served" { printf "%s %s  ", $1, $2 }' /proc/net/prism)"
 
 	section "benchmark: indirect READ vs two READs vs UDP (tools/bench/indirect.sh)"
-	if "$repo/tools/bench/indirect.sh" > "$work/bench.out" 2>&1; then
+	"$repo/tools/bench/indirect.sh" > "$work/bench.out" 2>&1 &
+	if bounded "$STEP_S" "the benchmark" $!; then
 		sed 's/^/  /' "$work/bench.out"
 		note "benchmark: $(grep -m1 -E 'ratio indirect / two reads' "$work/bench.out" | sed 's/^ *//')"
 		note "benchmark: $(grep -m1 -E 'ratio indirect / UDP' "$work/bench.out" | sed 's/^ *//')"
@@ -215,7 +241,8 @@ guest_main() {
 		[ -x "$app" ] || continue
 		found=1
 		echo "--- $app"
-		if "$app" "$repo"; then
+		"$app" "$repo" &
+		if bounded "$STEP_S" "$app" $!; then
 			note "app $(basename "$(dirname "$app")"): ok"
 		else
 			note "app $(basename "$(dirname "$app")"): FAILED"
@@ -223,6 +250,22 @@ guest_main() {
 		fi
 	done
 	[ "$found" = 1 ] || echo "  (no apps/*/demo-guest.sh yet: KV, RS and TX come later)"
+
+	section "unloading the module"
+	for p in "${pids[@]}"; do
+		kill -KILL "$p" 2>/dev/null
+		wait "$p" 2>/dev/null
+	done
+	pids=()
+	if wait_until -i 0.2 10000 rmmod prism 2>/dev/null; then
+		echo "  rmmod prism: done"
+		note "module: unloaded, no process of the demo left behind"
+	else
+		echo "  rmmod prism failed: something still holds the module"
+		prism_stuck_report
+		note "module: still in use after the demo (processes left behind, see above)"
+		rc=1
+	fi
 
 	section "summary"
 	printf '  %s\n' "${summary[@]}"

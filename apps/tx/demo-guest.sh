@@ -17,7 +17,9 @@ demo_cleanup() { kill "${pids[@]}" 2>/dev/null; wait 2>/dev/null; }
 demo_init txd 5
 infos=
 for s in 0 1; do
-	host_exec $P $((s + 1)) "$bin/tx_server" eth0 $s 2 $ACCOUNTS $INIT \
+	# Not through host_exec (a function): $! must be the server itself,
+	# for the kill at exit and its CPU ticks (ip netns exec execs it).
+	ip netns exec "$P$((s + 1))" "$bin/tx_server" eth0 $s 2 $ACCOUNTS $INIT \
 		"$tmp/shard$s" >"$tmp/server$s.log" 2>&1 &
 	pids+=($!)
 	wait_file "$tmp/shard$s" 10000 || { echo "shard $s did not start"; exit 1; }

@@ -69,7 +69,8 @@ start_servers() {
 	infos=
 	for s in 0 1; do
 		rm -f "$work/shard$s"
-		host_exec $P $((s + 1)) "$bin/tx_server" --value-size "$1" eth0 $s 2 \
+		# Not through host_exec (a function): $! must be the server.
+		ip netns exec "$P$((s + 1))" "$bin/tx_server" --value-size "$1" eth0 $s 2 \
 			"$KEYS" 0 "$work/shard$s" >"$work/server$s.log" 2>&1 &
 		pids+=($!)
 		wait_file "$work/shard$s" 10000 || { echo "shard $s did not start" >&2; exit 1; }

@@ -7,7 +7,10 @@
 #   hosts_up PREFIX N         netns PREFIX1..PREFIXN, each with eth0 on bridge
 #                             br-PREFIX (in the guest's root netns); MTU 1500
 #   hosts_down PREFIX N       remove them
-#   host_exec PREFIX I CMD... run CMD in host I
+#   host_exec PREFIX I CMD... run CMD in host I.  In the background ("&")
+#                             $! is the function's subshell, not CMD: a
+#                             process that must be signalled or watched is
+#                             started with ip netns exec PREFIXI CMD... &
 #   host_mac PREFIX I         MAC of host I's eth0
 #   hosts_mtu PREFIX N MTU    MTU of every host's eth0, its bridge port and
 #                             the bridge (e.g. 9000 for jumbo frames)

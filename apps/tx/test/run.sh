@@ -71,7 +71,8 @@ start_servers() {
 	infos=
 	for s in 0 1; do
 		local info=$tmp/$name.shard$s
-		host_exec $P $((s + 1)) "$bin/tx_server" ${vsize:+--value-size $vsize} \
+		# Not through host_exec (a function): $! must be the server.
+		ip netns exec "$P$((s + 1))" "$bin/tx_server" ${vsize:+--value-size $vsize} \
 			eth0 $s 2 "$keys" $INIT "$info" \
 			>"$out/$name.server$s.log" 2>&1 &
 		srv_pids+=($!)
