@@ -134,12 +134,6 @@ static void prism_req_timer_cancel(struct prism_req *req)
 /* ---------------------------------------------------------------------------
  * Completions.
  */
-static u32 prism_completion_size(u8 nops, u32 resp_body_len)
-{
-	/* Outputs are no larger on the wire than in the completion. */
-	return prism_completion_head(nops) + resp_body_len;
-}
-
 static void prism_req_free(struct prism_req *req)
 {
 	kfree_skb(req->cskb);
@@ -147,50 +141,6 @@ static void prism_req_free(struct prism_req *req)
 	prism_req_large_free(req);
 	atomic_dec(&req->psk->outstanding);
 	kfree(req);
-}
-
-/* Hand the completion built in req->cskb to the socket. */
-static void prism_req_deliver(struct prism_req *req, u8 status)
-{
-	struct prism_sock *psk = req->psk;
-	struct sock *sk = &psk->sk;
-	struct sk_buff *skb = req->cskb;
-	struct prism_msg *msg = (struct prism_msg *)skb->data;
-
-	msg->status = status;
-	memcpy(skb->cb, &req->dst, sizeof(req->dst));
-	req->cskb = NULL;
-
-	trace_prism_chain_complete(psk->ep, req->dst.sprism_mac,
-				   req->dst.sprism_ep, req->id + psk->id_base,
-				   status, req->first_sent, req->tries,
-				   req->nacks);
-	prism_stat_add(sock_net(sk), psk, PRISM_STAT_CHAINS_COMPLETED, 1);
-	if (status == PRISM_S_TIMEOUT) {
-		prism_stat_add(sock_net(sk), psk, PRISM_STAT_CHAINS_TIMED_OUT, 1);
-		prism_peer_count(psk, &req->peer->timeouts);
-	}
-	skb_queue_tail(&sk->sk_receive_queue, skb);
-	sk->sk_data_ready(sk);
-}
-
-/* Complete without per-op results: every op carries the chain's status. */
-static void prism_req_fail(struct prism_req *req, u8 status)
-{
-	struct sk_buff *skb = req->cskb;
-	struct prism_msg *msg;
-	unsigned int i;
-
-	prism_cskb_reset(skb);
-	msg = skb_put_zero(skb, sizeof(*msg) +
-			   req->nops * sizeof(struct prism_op_result));
-	msg->kind = PRISM_MSG_COMPLETION;
-	msg->nops = req->nops;
-	msg->len = skb->len;
-	msg->user_data = req->user_data;
-	for (i = 0; i < req->nops; i++)
-		msg->res[i].status = status;
-	prism_req_deliver(req, status);
 }
 
 /* ---------------------------------------------------------------------------
@@ -649,90 +599,6 @@ out_req:
 out_dev:
 	dev_put(dev);
 	return err;
-}
-
-/**
- * prism_results_check() - check the per-op results of an answer
- * @wres: the answer's @nops results, from the network
- * @nops: ops of the chain
- * @room: bytes of outputs the answer carries after its results
- *
- * Every status must be known and every op's output, padded to 8 bytes,
- * must fit in what is left of @room.
- *
- * Context: Any context.
- * Return: the bytes the outputs take, or -EINVAL.
- */
-int prism_results_check(const struct prism_wres *wres, u8 nops, u32 room)
-{
-	u32 i, olen, used = 0;
-
-	for (i = 0; i < nops; i++) {
-		olen = ntohl(wres[i].len);
-		/* Both: PRISM_PAD8() of a huge olen wraps around. */
-		if (wres[i].status > PRISM_S_MAX || olen > room - used ||
-		    PRISM_PAD8(olen) > room - used)
-			return -EINVAL;
-		used += PRISM_PAD8(olen);
-	}
-	return used;
-}
-
-/**
- * prism_completion_head_put() - the head of a completion
- * @msg: the completion's first bytes, prism_completion_head() of them,
- *       zeroed; its outputs follow, in op order, each padded to 8 bytes
- * @req: the chain
- * @wres: its results, checked (prism_results_check())
- *
- * Everything but msg->len, which the caller sets once the completion is
- * whole.
- *
- * Context: Any context.
- */
-void prism_completion_head_put(struct prism_msg *msg,
-			       const struct prism_req *req,
-			       const struct prism_wres *wres)
-{
-	u32 i, olen, out = prism_completion_head(req->nops);
-
-	msg->kind = PRISM_MSG_COMPLETION;
-	msg->nops = req->nops;
-	msg->user_data = req->user_data;
-	for (i = 0; i < req->nops; i++) {
-		olen = ntohl(wres[i].len);
-		msg->res[i].status = wres[i].status;
-		msg->res[i].len = olen;
-		msg->res[i].offset = olen ? out : 0;
-		out += PRISM_PAD8(olen);
-	}
-}
-
-/*
- * Check a response body against what the chain may return; on success
- * build the completion into req->cskb.  The body comes from the network:
- * nothing in it is trusted.
- */
-static bool prism_fill_completion(struct prism_req *req, const u8 *body,
-				  u32 body_len)
-{
-	const struct prism_wres *wres = (const struct prism_wres *)body;
-	u32 res_bytes = req->nops * sizeof(*wres);
-	struct sk_buff *skb = req->cskb;
-	struct prism_msg *msg;
-	int used;
-
-	if (body_len > req->resp_cap || body_len < res_bytes)
-		return false;
-	used = prism_results_check(wres, req->nops, body_len - res_bytes);
-	if (used < 0)
-		return false;
-	msg = skb_put_zero(skb, prism_completion_head(req->nops));
-	prism_completion_head_put(msg, req, wres);
-	/* The outputs have the same layout on the wire and in a completion. */
-	skb_put_data(skb, body + res_bytes, used);
-	msg->len = skb->len;
-	return true;
 }
 
 /**

@@ -88,16 +88,26 @@ u64 prism_ack_floor(struct prism_sock *psk, struct prism_peer *peer);
 struct sk_buff *prism_req_skb(struct net_device *dev,
 			      const struct prism_req *req, gfp_t gfp);
 void prism_set_floor(struct prism_req *req, struct sk_buff *skb, u64 floor);
-int prism_results_check(const struct prism_wres *wres, u8 nops, u32 room);
-void prism_completion_head_put(struct prism_msg *msg,
-			       const struct prism_req *req,
-			       const struct prism_wres *wres);
 void prism_req_unlink(struct prism_sock *psk, struct prism_req *req);
 struct prism_req *prism_req_of_frame(struct prism_sock *psk,
 				     const struct prism_whdr *hdr,
 				     const u8 *src_mac, bool *forged);
 void prism_req_finish(struct prism_req *req, u8 status, bool sample,
 		      u32 rtt_us);
+
+/* completion.c */
+u32 prism_completion_head(u8 nops);
+u32 prism_completion_size(u8 nops, u32 resp_body_len);
+struct sk_buff *prism_cskb_alloc_frags(u8 nops, u32 out_len);
+void prism_cskb_reset(struct sk_buff *skb);
+int prism_results_check(const struct prism_wres *wres, u8 nops, u32 room);
+void prism_completion_head_put(struct prism_msg *msg,
+			       const struct prism_req *req,
+			       const struct prism_wres *wres);
+bool prism_fill_completion(struct prism_req *req, const u8 *body,
+			   u32 body_len);
+void prism_req_deliver(struct prism_req *req, u8 status);
+void prism_req_fail(struct prism_req *req, u8 status);
 
 /* client_peer.c */
 struct prism_peer *prism_peer_get(struct prism_sock *psk,
@@ -122,7 +132,6 @@ void prism_cc_answer(struct prism_sock *psk, struct prism_peer *peer,
 int prism_req_large_init(struct prism_req *req, struct net_device *dev,
 			 u32 body_len, u32 resp_len, u32 timeout_ms);
 void prism_req_large_free(struct prism_req *req);
-u32 prism_completion_head(u8 nops);
 void prism_req_tx_first(struct prism_req *req, struct net_device *dev,
 			struct sk_buff_head *out);
 void prism_req_tx_restart(struct prism_req *req, struct net_device *dev,
@@ -131,6 +140,5 @@ struct sk_buff *prism_req_probe(struct prism_req *req, struct net_device *dev);
 bool prism_req_stalled(const struct prism_req *req, unsigned long rto);
 bool prism_req_rx_whole(struct prism_req *req, const struct sk_buff *skb,
 			u32 len);
-void prism_cskb_reset(struct sk_buff *skb);
 
 #endif /* _PRISM_CLIENT_H */

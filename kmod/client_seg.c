@@ -10,8 +10,9 @@
  * grant (or the answer, if the chain ran).
  *
  * A chain whose answer may not fit in a frame gets, at submission, a
- * completion whose outputs live in page fragments (alloc_skb_with_frags(),
- * charged to the receive buffer like any completion) and a bitmap of
+ * completion whose outputs live in page fragments (prism_cskb_alloc_frags()
+ * in completion.c, charged to the receive buffer like any completion)
+ * and a bitmap of
  * segments.  Each segment of the answer is copied once, to its place in the
  * completion; the per-op results go to req->wres until the answer is whole.
  * The client grants the target a window as segments arrive; when the
@@ -25,108 +26,6 @@
 #include <linux/etherdevice.h>
 #include <linux/slab.h>
 #include "client.h"
-
-/**
- * prism_completion_head() - bytes of a completion before its outputs
- * @nops: ops of the chain
- *
- * Context: Any context.
- * Return: sizeof(struct prism_msg) and @nops results.
- */
-u32 prism_completion_head(u8 nops)
-{
-	return sizeof(struct prism_msg) + nops * sizeof(struct prism_op_result);
-}
-
-/* Largest page block of a completion's fragments (order 3: 32 KiB). */
-#define PRISM_CSKB_ORDER	PAGE_ALLOC_COSTLY_ORDER
-
-/* Give skb page fragments for up to *left bytes; false: out of memory. */
-static bool prism_skb_add_pages(struct sk_buff *skb, u32 *left)
-{
-	unsigned int order;
-	struct page *page;
-	u32 chunk;
-
-	while (*left && skb_shinfo(skb)->nr_frags < MAX_SKB_FRAGS) {
-		order = min_t(unsigned int, get_order(*left), PRISM_CSKB_ORDER);
-		for (;;) {
-			/*
-			 * Compound: the skb frees a fragment with put_page(),
-			 * which frees (and uncharges) all of a compound page
-			 * but only the first page of a plain high-order one.
-			 */
-			page = alloc_pages(GFP_KERNEL_ACCOUNT | __GFP_NOWARN |
-					   (order ? __GFP_NORETRY | __GFP_COMP : 0),
-					   order);
-			if (page || !order)
-				break;
-			order--;
-		}
-		if (!page)
-			return false;
-		chunk = min_t(u32, *left, PAGE_SIZE << order);
-		skb_fill_page_desc(skb, skb_shinfo(skb)->nr_frags, page, 0,
-				   chunk);
-		skb->len += chunk;
-		skb->data_len += chunk;
-		skb->truesize += PAGE_SIZE << order;
-		*left -= chunk;
-	}
-	return true;
-}
-
-/*
- * A completion whose outputs (out_len bytes) are page fragments, of the
- * head and, past MAX_SKB_FRAGS, of skbs on its frag_list; its truesize
- * counts them all.
- */
-static struct sk_buff *prism_cskb_alloc_frags(u8 nops, u32 out_len)
-{
-	struct sk_buff *skb, *frag, **tail;
-	u32 left = out_len;
-
-	skb = alloc_skb(prism_completion_head(nops), GFP_KERNEL_ACCOUNT);
-	if (!skb)
-		return NULL;
-	skb_put_zero(skb, prism_completion_head(nops));
-	if (!prism_skb_add_pages(skb, &left))
-		goto fail;
-	tail = &skb_shinfo(skb)->frag_list;
-	while (left) {
-		frag = alloc_skb(0, GFP_KERNEL_ACCOUNT);
-		if (!frag)
-			goto fail;
-		*tail = frag;
-		tail = &frag->next;
-		if (!prism_skb_add_pages(frag, &left))
-			goto fail;
-		skb->len += frag->len;
-		skb->data_len += frag->len;
-		skb->truesize += frag->truesize;
-	}
-	return skb;
-fail:
-	kfree_skb(skb);
-	return NULL;
-}
-
-/**
- * prism_cskb_reset() - empty a preallocated completion
- * @skb: the completion, maybe with fragments and a frag_list
- *       (prism_req_large_init())
- *
- * Afterwards it is linear and empty, with room for a completion head.
- *
- * Context: Any context.
- */
-void prism_cskb_reset(struct sk_buff *skb)
-{
-	if (!skb_is_nonlinear(skb))
-		return;
-	/* Not cloned: trimming frees the fragments and allocates nothing. */
-	WARN_ON_ONCE(pskb_trim(skb, 0));
-}
 
 /* The SREQ of a multi-frame request: a wseg, then the ops without data. */
 static int prism_req_sreq(struct prism_req *req, u32 body_len, u32 seg_size,

@@ -219,7 +219,21 @@ if [ "$LARGE_MAX" -gt "$FRAME" ]; then
 else
 	skip "kill: both hosts were reassembling when the client was killed" "LARGE_MAX $LARGE_MAX fits one frame"
 fi
-mem1=$(mem)
+# The client's kernel memory, sampled until it holds LARGE_MAX more than
+# at the start (one sample is racy: between two chains the client holds
+# little), for up to 10 s; mem1 is the last sample, stat1 what else its
+# cgroup held then (for the diagnostics).
+mem1='' stat1=''
+client_charged() {
+	local c0 c1
+	mem1=$(mem)
+	[ $mc = 1 ] || return 0
+	stat1="memory.current $(cat "$mc_c/memory.current"); $(awk '$1 ~ /^(kernel|slab|slab_unreclaimable|sock|vmalloc|percpu|anon)$/ { printf "%s %s; ", $1, $2 }' "$mc_c/memory.stat")"
+	read -r _ c0 _ <<<"$mem0"
+	read -r _ c1 _ <<<"$mem1"
+	[ $((c1 - c0)) -ge "$LARGE_MAX" ]
+}
+wait_until -i 0.05 -p $loop_pid 10000 client_charged
 kill -9 $loop_pid 2>/dev/null
 wait $loop_pid 2>/dev/null
 loop_pid=
@@ -231,8 +245,9 @@ now_ms t1
 check "kill: reasm_active and reasm_bytes of both hosts back to their baseline ($base) within $((LARGE_WAIT_MS / 1000)) s (took $((t1 - t0)) ms)" \
 	"[ $r = 0 ]" "gauges now: \$(gauges)"
 if [ $mc = 1 ]; then
-	check "kill: the module's memory for the client's chains was charged to its memory cgroup (kernel memory $mem0 -> $mem1: grew by LARGE_MAX or more)" \
-		"read -r _ c0 _ <<<'$mem0'; read -r _ c1 _ <<<'$mem1'; [ \$((c1 - c0)) -ge $LARGE_MAX ]"
+	check "kill: the module's memory for the client's chains was charged to its memory cgroup (kernel memory $mem0 -> $mem1: grew by LARGE_MAX or more while the client ran)" \
+		"read -r _ c0 _ <<<'$mem0'; read -r _ c1 _ <<<'$mem1'; [ \$((c1 - c0)) -ge $LARGE_MAX ]" \
+		"the client's cgroup when it was killed: $stat1"
 	now_ms t0
 	wait_until -i 0.1 "$LARGE_WAIT_MS" mem_back
 	r=$?
