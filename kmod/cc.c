@@ -24,8 +24,9 @@
  * until the window was first cut (slow start), then by one chain per
  * window's worth of answers (additive increase); above it, the window is
  * cut in proportion to how far above (beta 0.8, at most by half), at most
- * once per RTT.  A retransmission timeout cuts by half, once per RTT.  A
- * chain is sent while both windows have room; otherwise it waits in the
+ * once per RTT.  A retransmission timeout cuts by half, once per RTT and
+ * once per flight (not for a chain sent before the last cut).  A chain is
+ * sent while both windows have room; otherwise it waits in the
  * kernel (sendmsg() still accepts it) until a completion makes room.
  *
  * Nothing here locks or reads a clock: callers pass the time.
@@ -178,18 +179,26 @@ bool prism_cc_delay(struct prism_cc *cc, u32 delay_us, u32 target_us,
 EXPORT_SYMBOL_IF_KUNIT(prism_cc_delay);
 
 /**
- * prism_cc_loss() - react to a retransmission timeout
+ * prism_cc_loss() - react to a retransmission timeout or a NACK
  * @cc: the window of the target that did not answer
  * @rtt_us: its smoothed RTT: cuts are at least this far apart
+ * @sent_ns: when the chain was first sent (ktime_get_ns())
  * @now_ns: the time, ktime_get_ns()
+ *
+ * One cut per flight: a chain sent before the last cut was in flight when
+ * the window was cut, so its loss is part of what that cut answered.
+ * Without this rule a stall (a burst of timeouts, every chain in flight at
+ * once) halves the window once per chain, spaced by an RTT that can be
+ * far shorter than the RTO: it collapses to one chain.
  *
  * Context: Any context; the caller serializes @cc.
  * Return: true if the window was cut (by half).
  */
-bool prism_cc_loss(struct prism_cc *cc, u32 rtt_us, u64 now_ns)
+bool prism_cc_loss(struct prism_cc *cc, u32 rtt_us, u64 sent_ns, u64 now_ns)
 {
 	if (cc->last_cut_ns &&
-	    now_ns - cc->last_cut_ns < (u64)rtt_us * NSEC_PER_USEC)
+	    (sent_ns <= cc->last_cut_ns ||
+	     now_ns - cc->last_cut_ns < (u64)rtt_us * NSEC_PER_USEC))
 		return false;
 	cc->cwnd = max(cc->cwnd * (PRISM_CC_ONE - PRISM_CC_MAX_MDF) /
 		       PRISM_CC_ONE, PRISM_CC_MIN);
@@ -197,6 +206,29 @@ bool prism_cc_loss(struct prism_cc *cc, u32 rtt_us, u64 now_ns)
 	return true;
 }
 EXPORT_SYMBOL_IF_KUNIT(prism_cc_loss);
+
+/**
+ * prism_cc_path_target() - the remote delay target of one path
+ * @target_us: the target of a path with no length (module parameter
+ *             cc_target_us)
+ * @base_us: the path's base fabric delay (struct prism_cc, U32_MAX: none)
+ *
+ * Longer paths jitter more: a fixed target would hold a path of 20 ms to
+ * one chain as soon as its RTT wanders 500 us above its minimum, and it
+ * would then carry one chain per 20 ms.  As Swift scales its target with
+ * the path, this adds an eighth of the base delay (6 us on a 50 us LAN
+ * path, 2.5 ms on a 20 ms one).
+ *
+ * Context: Any context.
+ * Return: the target, in microseconds.
+ */
+u32 prism_cc_path_target(u32 target_us, u32 base_us)
+{
+	if (base_us == U32_MAX)
+		return target_us;
+	return target_us + base_us / PRISM_CC_PATH_DIV;
+}
+EXPORT_SYMBOL_IF_KUNIT(prism_cc_path_target);
 
 /**
  * prism_cc_fabric_excess() - the fabric's delay above its base

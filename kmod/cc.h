@@ -21,6 +21,8 @@
 /* Multiplicative decrease: beta 0.8, by at most half at once. */
 #define PRISM_CC_BETA		205U
 #define PRISM_CC_MAX_MDF	128U
+/* A path's remote delay target grows by its base delay / this. */
+#define PRISM_CC_PATH_DIV	8U
 /* Samples after which the fabric's base delay is forgotten, if not seen. */
 #define PRISM_CC_BASE_EPOCH	256U
 
@@ -62,8 +64,9 @@ void prism_cc_init(struct prism_cc *cc);
 bool prism_cc_open(const struct prism_cc *cc);
 bool prism_cc_delay(struct prism_cc *cc, u32 delay_us, u32 target_us,
 		    u32 rtt_us, u64 now_ns);
-bool prism_cc_loss(struct prism_cc *cc, u32 rtt_us, u64 now_ns);
+bool prism_cc_loss(struct prism_cc *cc, u32 rtt_us, u64 sent_ns, u64 now_ns);
 u32 prism_cc_fabric_excess(struct prism_cc *cc, u32 fabric_us);
+u32 prism_cc_path_target(u32 target_us, u32 base_us);
 u32 prism_rtt_sample(struct prism_rtt *r, u32 rtt_us, u32 min_us,
 		     u32 max_us);
 

@@ -240,7 +240,7 @@ void prism_cc_drop(struct prism_sock *psk, struct prism_req *req)
 	}
 }
 
-/* Cut req's target window by half (once per RTT); count it in stat. */
+/* Cut req's target window by half (once per RTT and per flight); count it in stat. */
 static void prism_cc_halve(struct prism_sock *psk, struct prism_req *req,
 			   enum prism_stat stat)
 {
@@ -248,7 +248,7 @@ static void prism_cc_halve(struct prism_sock *psk, struct prism_req *req,
 
 	if (prism_cc_enabled() &&
 	    prism_cc_loss(&peer->cc, READ_ONCE(peer->rtt.srtt_us),
-			  ktime_get_ns())) {
+			  ktime_to_ns(req->first_sent), ktime_get_ns())) {
 		WRITE_ONCE(peer->cc_cuts, peer->cc_cuts + 1);
 		prism_stat_add(sock_net(&psk->sk), psk, stat, 1);
 	}
@@ -405,8 +405,9 @@ void prism_cc_kick(struct prism_sock *psk)
  * @rtt_us: the chain's RTT
  * @now: the time of the answer (ktime_get())
  *
- * The target's window reacts to the remote delay, the socket's to the
- * local one (see cc.c).
+ * The target's window reacts to the remote delay (against a target that
+ * grows with the path, prism_cc_path_target()), the socket's to the local
+ * one (see cc.c).
  *
  * Context: The reqs lock held.
  */
@@ -424,8 +425,10 @@ void prism_cc_answer(struct prism_sock *psk, struct prism_peer *peer,
 	target = ntohs(hdr->delay);
 	fabric = rtt_us > local + target ? rtt_us - local - target : 0;
 	remote = target + prism_cc_fabric_excess(&peer->cc, fabric);
-	if (prism_cc_delay(&peer->cc, remote, prism_cc_target_us(), rtt_us,
-			   ktime_to_ns(now))) {
+	if (prism_cc_delay(&peer->cc, remote,
+			   prism_cc_path_target(prism_cc_target_us(),
+						peer->cc.base_us),
+			   rtt_us, ktime_to_ns(now))) {
 		WRITE_ONCE(peer->cc_cuts, peer->cc_cuts + 1);
 		prism_stat_add(net, psk, PRISM_STAT_CC_CUTS_REMOTE, 1);
 	}

@@ -138,15 +138,73 @@ static void loss_halves_once_per_rtt(struct kunit *test)
 	struct prism_cc cc;
 
 	prism_cc_init(&cc);
-	KUNIT_EXPECT_TRUE(test, prism_cc_loss(&cc, 300, 5000000));
+	KUNIT_EXPECT_TRUE(test, prism_cc_loss(&cc, 300, 4000000, 5000000));
 	KUNIT_EXPECT_EQ(test, cc.cwnd, PRISM_CC_INIT / 2);
-	KUNIT_EXPECT_FALSE(test, prism_cc_loss(&cc, 300, 5000000 + 299999));
+	/* Sent after the cut, lost within an RTT of it. */
+	KUNIT_EXPECT_FALSE(test, prism_cc_loss(&cc, 300, 5000001,
+					       5000000 + 299999));
 	KUNIT_EXPECT_EQ(test, cc.cwnd, PRISM_CC_INIT / 2);
-	KUNIT_EXPECT_TRUE(test, prism_cc_loss(&cc, 300, 5000000 + 300000));
+	KUNIT_EXPECT_TRUE(test, prism_cc_loss(&cc, 300, 5000001,
+					      5000000 + 300000));
 	KUNIT_EXPECT_EQ(test, cc.cwnd, PRISM_CC_INIT / 4);
 	cc.cwnd = ONE + 10;
-	KUNIT_EXPECT_TRUE(test, prism_cc_loss(&cc, 0, 9000000));
+	KUNIT_EXPECT_TRUE(test, prism_cc_loss(&cc, 0, 8000000, 9000000));
 	KUNIT_EXPECT_EQ(test, cc.cwnd, ONE);
+}
+
+/*
+ * A stall: every chain of a flight times out, one after the other, each an
+ * RTT after the previous (RTT far below the RTO).  One cut in all; the
+ * next flight's loss cuts again.
+ */
+static void loss_cuts_once_per_flight(struct kunit *test)
+{
+	struct prism_cc cc;
+	u64 now = 10000000;
+	u32 i;
+
+	prism_cc_init(&cc);
+	cc.cwnd = 64 * ONE;
+	for (i = 0; i < 64; i++, now += 100000)
+		KUNIT_EXPECT_EQ(test, prism_cc_loss(&cc, 50, 9000000 + i, now),
+				i == 0);
+	KUNIT_EXPECT_EQ(test, cc.cwnd, 32 * ONE);
+	/* A chain of the next flight (sent after the cut) is lost too. */
+	KUNIT_EXPECT_TRUE(test, prism_cc_loss(&cc, 50, 10000001, now));
+	KUNIT_EXPECT_EQ(test, cc.cwnd, 16 * ONE);
+}
+
+/* ---------------------------------------------------------------------------
+ * The target of a path.
+ */
+struct t_path_case {
+	const char	*desc;
+	u32		target;
+	u32		base;
+	u32		path_target;
+};
+
+static const struct t_path_case t_path_cases[] = {
+	{ "no base yet", 500, U32_MAX, 500 },
+	{ "no length", 500, 0, 500 },
+	{ "LAN path of 50 us", 500, 50, 506 },
+	{ "path of 20 ms", 500, 20000, 3000 },
+	{ "longest base", 500, U32_MAX - 1, 500 + (U32_MAX - 1) / 8 },
+};
+
+static void t_path_desc(const struct t_path_case *c, char *desc)
+{
+	strscpy(desc, c->desc, KUNIT_PARAM_DESC_SIZE);
+}
+
+KUNIT_ARRAY_PARAM(t_path, t_path_cases, t_path_desc);
+
+static void path_target_cases(struct kunit *test)
+{
+	const struct t_path_case *c = test->param_value;
+
+	KUNIT_EXPECT_EQ(test, prism_cc_path_target(c->target, c->base),
+			c->path_target);
 }
 
 /* ---------------------------------------------------------------------------
@@ -217,6 +275,8 @@ static struct kunit_case prism_cc_test_cases[] = {
 	KUNIT_CASE(delay_is_smoothed),
 	KUNIT_CASE(window_grows_to_its_cap),
 	KUNIT_CASE(loss_halves_once_per_rtt),
+	KUNIT_CASE(loss_cuts_once_per_flight),
+	KUNIT_CASE_PARAM(path_target_cases, t_path_gen_params),
 	KUNIT_CASE(fabric_base_is_the_recent_minimum),
 	KUNIT_CASE_PARAM(rtt_cases, t_rtt_gen_params),
 	{}
