@@ -36,10 +36,10 @@ prism_stuck_report() {
 	echo "stuck: processes (pid state wchan: command; kernel stack)"
 	for d in /proc/[0-9]*; do
 		pid=${d#/proc/}
-		[ -s "$d/cmdline" ] || continue	# kernel threads
+		cmd=$(tr '\0' ' ' <"$d/cmdline" 2>/dev/null | cut -c1-160)
+		[ -n "$cmd" ] || continue	# kernel threads (size 0 in /proc)
 		read -r st 2>/dev/null <"$d/stat" || continue
 		st=${st##*) }
-		cmd=$(tr '\0' ' ' <"$d/cmdline" 2>/dev/null | cut -c1-160)
 		echo "  $pid ${st%% *} $(cat "$d/wchan" 2>/dev/null): $cmd"
 		case $cmd in
 		bash*|/bin/bash*|sh\ *|/bin/sh*|sleep*|dmesg*|*busybox*) ;;
