@@ -34,7 +34,7 @@
 #  A  unauthenticated chains commit nothing: probes (rkey 0, wrong rkey,
 #     unbound endpoint, SEND with and without PRISM_OPEN_SEND), then
 #     FLOOD_FRAMES raw frames from X while L runs K CAS increments: L's
-#     chains all complete, latency <= 2x unflooded, counter exact, no
+#     chains all complete, latency <= 3x unflooded (6x on KASAN), counter exact, no
 #     sessions or reply cache for strangers, unauth_refused counted, slab
 #     flat, a new client is served at once afterwards
 #
@@ -75,15 +75,6 @@ in_ns() { local ns=$1; shift; nsenter --net="/run/netns/$ns" -- "$@"; }
 IN_T=(nsenter --net=/run/netns/hz1 --)
 IN_L=(nsenter --net=/run/netns/hz2 --)
 IN_X=(nsenter --net=/run/netns/hz3 --)
-# Case A's client and flooder on CPUs of their own (with two or more):
-# veth delivers a frame on the CPU that sent it, so the flood is then
-# received on X's CPU and L's latency measures what the module does to L
-# (shared state, refusals), not whether the scheduler happened to put L
-# and X on one CPU (it did once in ~50 runs: 58 -> 152 us).
-PIN_L=() PIN_X=()
-if [ "$(nproc)" -ge 2 ]; then
-	PIN_L=(taskset -c 0) PIN_X=(taskset -c 1)
-fi
 # A process in each netns, so its /proc/PID/net/ can be read directly.
 declare -A anchor
 # Counter KEY of netns NS, or "missing".
@@ -121,6 +112,19 @@ slab_kb() {
 		[ "$k" = SUnreclaim: ] && { echo "$v"; return; }
 	done < /proc/meminfo
 }
+# A KASAN kernel (the debug one): its redzones and metadata about double
+# the size of slab objects, and it and lockdep make every allocation and
+# lock many times slower and far more variable; the bounds of C's slab
+# and A's latency are scaled by KSCALE there (2).
+# A's bound: 3x.  In ~50 runs on stock kernels L's median under the flood
+# was 0.5-1.4x the unflooded one, twice 2.1x and 2.6x (TCG: 2 vCPUs on 2
+# host cores, the flood's softirq sharing them); a client starved by the
+# flood shows as far more, or as chains that time out (checked above).
+# Pinning L and X to CPUs of their own made it worse (2.1x and 2.6x in 3
+# runs: both vCPUs busy), so the scheduler places them.
+A_BOUND=3
+KSCALE=1
+grep -q ' kasan_report$' /proc/kallsyms 2>/dev/null && KSCALE=2
 splats() { dmesg | grep -cE 'BUG:|KASAN|WARNING:|Oops|general protection|UBSAN'; }
 
 # bg VAR FILE CMD...: run CMD in the background, output to FILE, pid in VAR.
@@ -472,8 +476,8 @@ check "C: the unprivileged client in a memory cgroup got ENOBUFS from sendmsg" \
 check "C: the chains it had accepted are bounded (one per 2 KiB of SO_RCVBUF) although it never read a completion" \
 	'a=$(kv "$tmp/c_hog" accepted); r=$(kv "$tmp/c_hog" rcvbuf); isnum "$a" && isnum "$r" &&
 	 [ "$a" -le $((r / 2048)) ]' '$(cat "$tmp/c_hog")'
-check "C: unreclaimable slab grew by less than 8 MB while it held them" \
-	'[ "$c_ok" = 1 ] && [ $((c_slab1 - c_slab0)) -lt 8192 ]' 'SUnreclaim +$((c_slab1 - c_slab0)) kB'
+check "C: unreclaimable slab grew by less than $((8 * KSCALE)) MB while it held them" \
+	'[ "$c_ok" = 1 ] && [ $((c_slab1 - c_slab0)) -lt $((8192 * KSCALE)) ]' 'SUnreclaim +$((c_slab1 - c_slab0)) kB'
 check "C: rcvbuf_full was counted" \
 	'isnum "$c_full1" && isnum "$c_full0" && [ "$c_full1" -gt "$c_full0" ]' \
 	'rcvbuf_full before=$c_full0 after=$c_full1'
@@ -517,7 +521,7 @@ check "A: raw: rkey 0, a random rkey and an unbound endpoint all get NO_ENDPOINT
 	'$(cat "$tmp/a_raw")'
 
 # L: K increments unflooded, then K more while X floods.
-bg a_l "$tmp/a_l" "${IN_L[@]}" "${PIN_L[@]}" "$here/hz_client" eth0 cas "$K" "$tmp/a_go" $a8_line
+bg a_l "$tmp/a_l" "${IN_L[@]}" "$here/hz_client" eth0 cas "$K" "$tmp/a_go" $a8_line
 legit=$((legit + 1))
 wait_line -i 0.05 "$tmp/a_l" '^waiting=1' 600000 "$a_l"
 a_slab0=$(slab_kb)
@@ -544,7 +548,7 @@ sampler() {
 	echo "max_sessions=$maxs max_rcache=$maxr samples=$n"
 }
 bg a_samp "$tmp/a_samp" sampler
-bg a_x "$tmp/a_x" "${IN_X[@]}" "${PIN_X[@]}" "$here/hz_flood" eth0 "$FLOOD_FRAMES" "$SEED" $a8_line
+bg a_x "$tmp/a_x" "${IN_X[@]}" "$here/hz_flood" eth0 "$FLOOD_FRAMES" "$SEED" $a8_line
 wait_line -i 0.05 "$tmp/a_x" '^started=1' 60000 "$a_x"
 touch "$tmp/a_go"
 wait_exit -i 0.05 "$a_l" 900000
@@ -581,8 +585,8 @@ check "A: under the flood all of L's $K CAS increments completed OK" \
 	'exit status $a_lrc; $(cat "$tmp/a_l")'
 check "A: the counter is exactly $((2 * K))" '[ "$(kv "$tmp/a_l" counter)" = $((2 * K)) ]' \
 	'$(cat "$tmp/a_l")'
-check "A: L's median latency under the flood is at most 2x the unflooded one" \
-	'isnum "$a_med1" && isnum "$a_med2" && [ "$a_med2" -le $((2 * a_med1)) ]' \
+check "A: L's median latency under the flood is at most $((A_BOUND * KSCALE))x the unflooded one" \
+	'isnum "$a_med1" && isnum "$a_med2" && [ "$a_med2" -le $((A_BOUND * KSCALE * a_med1)) ]' \
 	'median unflooded $a_med1 us, flooded $a_med2 us'
 a_ft0=$(kv "$tmp/a_x" t0) a_ft1=$(kv "$tmp/a_x" t1)
 a_lt0=$(kv "$tmp/a_l" t0 phase2) a_lt1=$(kv "$tmp/a_l" t1 phase2)
