@@ -240,7 +240,10 @@ void prism_cc_drop(struct prism_sock *psk, struct prism_req *req)
 	}
 }
 
-/* Cut req's target window by half (once per RTT and per flight); count it in stat. */
+/*
+ * Cut req's target window by half (once per RTT and per flight); count it
+ * in stat.
+ */
 static void prism_cc_halve(struct prism_sock *psk, struct prism_req *req,
 			   enum prism_stat stat)
 {

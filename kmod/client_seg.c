@@ -11,10 +11,10 @@
  *
  * A chain whose answer may not fit in a frame gets, at submission, a
  * completion whose outputs live in page fragments (prism_cskb_alloc_frags()
- * in completion.c, charged to the receive buffer like any completion)
- * and a bitmap of
- * segments.  Each segment of the answer is copied once, to its place in the
- * completion; the per-op results go to req->wres until the answer is whole.
+ * in completion.c, charged to the receive buffer like any completion) and
+ * a bitmap of segments.  Each segment of the answer is copied once, to its
+ * place in the completion; the per-op results go to req->wres until the
+ * answer is whole.
  * The client grants the target a window as segments arrive; when the
  * chain's timer fires after part of the answer came, it sends a probe grant
  * instead of the request.  A timer that finds progress since its last run

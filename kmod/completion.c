@@ -171,6 +171,15 @@ int prism_results_check(const struct prism_wres *wres, u8 nops, u32 room)
 }
 EXPORT_SYMBOL_IF_KUNIT(prism_results_check);
 
+/* What every completion head says of its chain. */
+static void prism_completion_start(struct prism_msg *msg,
+				   const struct prism_req *req)
+{
+	msg->kind = PRISM_MSG_COMPLETION;
+	msg->nops = req->nops;
+	msg->user_data = req->user_data;
+}
+
 /**
  * prism_completion_head_put() - the head of a completion
  * @msg: the completion's first bytes, prism_completion_head() of them,
@@ -189,9 +198,7 @@ void prism_completion_head_put(struct prism_msg *msg,
 {
 	u32 i, olen, out = prism_completion_head(req->nops);
 
-	msg->kind = PRISM_MSG_COMPLETION;
-	msg->nops = req->nops;
-	msg->user_data = req->user_data;
+	prism_completion_start(msg, req);
 	for (i = 0; i < req->nops; i++) {
 		olen = ntohl(wres[i].len);
 		msg->res[i].status = wres[i].status;
@@ -287,12 +294,9 @@ void prism_req_fail(struct prism_req *req, u8 status)
 	unsigned int i;
 
 	prism_cskb_reset(skb);
-	msg = skb_put_zero(skb, sizeof(*msg) +
-			   req->nops * sizeof(struct prism_op_result));
-	msg->kind = PRISM_MSG_COMPLETION;
-	msg->nops = req->nops;
+	msg = skb_put_zero(skb, prism_completion_head(req->nops));
+	prism_completion_start(msg, req);
 	msg->len = skb->len;
-	msg->user_data = req->user_data;
 	for (i = 0; i < req->nops; i++)
 		msg->res[i].status = status;
 	prism_req_deliver(req, status);
