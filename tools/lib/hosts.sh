@@ -14,6 +14,9 @@
 #   host_mac PREFIX I         MAC of host I's eth0
 #   hosts_mtu PREFIX N MTU    MTU of every host's eth0, its bridge port and
 #                             the bridge (e.g. 9000 for jumbo frames)
+#   hosts_netem PREFIX N add ARGS... | del
+#                             a netem qdisc (e.g. loss 2%) on every host's
+#                             eth0, or none
 #   host_stat PREFIX I NAME   counter NAME of /proc/net/prism in host I
 #
 # Also sourced from here, for the scripts that source only this file:
@@ -63,6 +66,20 @@ hosts_mtu() {
 		ip -n "$p$i" link set eth0 mtu "$mtu" || return 1
 	done
 	ip link set "br-$p" mtu "$mtu"
+}
+
+hosts_netem() {
+	local p=$1 n=$2 i r=0
+	shift 2
+	modprobe -q sch_netem 2>/dev/null
+	for i in $(seq "$n"); do
+		if [ "$1" = del ]; then
+			ip netns exec "$p$i" tc qdisc del dev eth0 root 2>/dev/null
+		else
+			ip netns exec "$p$i" tc qdisc add dev eth0 root netem "${@:2}" || r=1
+		fi
+	done
+	return $r
 }
 
 host_stat() {

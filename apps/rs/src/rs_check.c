@@ -20,90 +20,6 @@
 #include "lincheck.h"
 #include "rs.h"
 
-static int load_hist(const char *path, struct lc_op **ops, size_t *n, size_t *cap)
-{
-	char line[256], kind, ret[32];
-	unsigned long long value;
-	long long call;
-	unsigned int key, client;
-	FILE *f = fopen(path, "r");
-	int lineno = 0;
-
-	if (!f)
-		return -errno;
-	while (fgets(line, sizeof(line), f)) {
-		struct lc_op *op;
-
-		lineno++;
-		if (sscanf(line, "%c %u %llu %lld %31s %u", &kind, &key, &value,
-			   &call, ret, &client) != 6 || (kind != 'W' && kind != 'R')) {
-			fprintf(stderr, "rs_check: %s:%d: bad line\n", path, lineno);
-			fclose(f);
-			return -EINVAL;
-		}
-		if (*n == *cap) {
-			size_t nc = *cap ? *cap * 2 : 4096;
-			struct lc_op *no = realloc(*ops, nc * sizeof(**ops));
-
-			if (!no) {
-				fclose(f);
-				return -ENOMEM;
-			}
-			*ops = no;
-			*cap = nc;
-		}
-		op = &(*ops)[(*n)++];
-		op->key = key;
-		op->kind = kind == 'W' ? LC_WRITE : LC_READ;
-		op->value = value;
-		op->call = call;
-		op->ret = strcmp(ret, "inf") ? strtoll(ret, NULL, 10) : LC_INF;
-		op->client = client;
-		if (op->ret < op->call) {
-			fprintf(stderr, "rs_check: %s:%d: returns before its call\n",
-				path, lineno);
-			fclose(f);
-			return -EINVAL;
-		}
-	}
-	fclose(f);
-	return 0;
-}
-
-static int cmd_hist(int argc, char **argv)
-{
-	struct lc_op *ops = NULL;
-	size_t n = 0, cap = 0, i, reads = 0, writes = 0, unknown = 0, corrupt = 0;
-	struct lc_report rep;
-	enum lc_verdict v;
-	int a, err;
-
-	for (a = 0; a < argc; a++) {
-		err = load_hist(argv[a], &ops, &n, &cap);
-		if (err) {
-			fprintf(stderr, "rs_check: %s: %s\n", argv[a], strerror(-err));
-			return 2;
-		}
-	}
-	for (i = 0; i < n; i++) {
-		reads += ops[i].kind == LC_READ;
-		writes += ops[i].kind == LC_WRITE;
-		unknown += ops[i].ret == LC_INF;
-		corrupt += ops[i].kind == LC_READ && ops[i].value == RS_VALUE_CORRUPT;
-	}
-	v = lc_check(ops, n, 0, 0, &rep);
-	printf("ops=%zu reads=%zu writes=%zu unknown_writes=%zu corrupt_reads=%zu "
-	       "keys=%zu states=%zu verdict=%s\n", n, reads, writes, unknown,
-	       corrupt, rep.keys, rep.states,
-	       v == LC_OK ? "linearizable" :
-	       v == LC_VIOLATION ? "NOT-linearizable" : "gave-up");
-	if (v != LC_OK)
-		printf("key=%u ops_on_key=%zu longest_linearizable_prefix=%zu\n",
-		       rep.bad_key, rep.bad_ops, rep.best_prefix);
-	free(ops);
-	return v == LC_OK ? 0 : v == LC_VIOLATION ? 1 : 2;
-}
-
 struct lat_set {
 	double	*v;
 	size_t	n, cap;
@@ -192,7 +108,15 @@ static int cmd_lat(int argc, char **argv)
 int main(int argc, char **argv)
 {
 	if (argc >= 3 && !strcmp(argv[1], "hist"))
-		return cmd_hist(argc - 2, argv + 2);
+		switch (lc_check_files(argv + 2, argc - 2, RS_VALUE_CORRUPT, "",
+				       stdout)) {
+		case LC_OK:
+			return 0;
+		case LC_VIOLATION:
+			return 1;
+		default:
+			return 2;
+		}
 	if (argc >= 3 && !strcmp(argv[1], "lat"))
 		return cmd_lat(argc - 2, argv + 2);
 	fprintf(stderr, "usage: %s hist FILE... | lat FILE...\n", argv[0]);

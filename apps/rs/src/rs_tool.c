@@ -30,6 +30,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "lincheck.h"
 #include "rs.h"
 
 /* Wait (bounded) until path exists: all clients start together. */
@@ -163,13 +164,14 @@ int main(int argc, char **argv)
 		else
 			done++;
 		if (hist && (is_put || !err)) {
-			if (err)
-				fprintf(hist, "W %u %" PRIu64 " %" PRId64 " inf %u\n",
-					key, (uint64_t)id, (int64_t)call, cfg.client_id);
-			else
-				fprintf(hist, "%c %u %" PRIu64 " %" PRId64 " %" PRId64 " %u\n",
-					is_put ? 'W' : 'R', key, (uint64_t)id,
-					(int64_t)call, (int64_t)ret, cfg.client_id);
+			struct lc_op op = {
+				.key = key, .value = id, .call = (int64_t)call,
+				.ret = err ? LC_INF : (int64_t)ret,
+				.kind = is_put ? LC_WRITE : LC_READ,
+				.client = cfg.client_id,
+			};
+
+			lc_hist_write(hist, &op);
 		}
 		if (lat && !err)
 			fprintf(lat, "%c %.1f\n", is_put ? 'p' : 'g',

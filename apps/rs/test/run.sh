@@ -160,17 +160,6 @@ after_fault() {
 		      print NR, v[int((NR + 1) / 2)], v[int((NR * 99 + 99) / 100)], v[NR] }'
 }
 
-netem_all() {	# add ARGS... | del
-	local i
-	for i in $(seq $NHOSTS); do
-		if [ "$1" = del ]; then
-			host_exec $P "$i" tc qdisc del dev eth0 root 2>/dev/null
-		else
-			host_exec $P "$i" tc qdisc add dev eth0 root netem "${@:2}"
-		fi
-	done
-}
-
 # A whole scenario: RUN K NCLIENTS FAULT MODE [client args].
 #  FAULT: none | kill:I[,J] | linkdown:I  (applied once every client has
 #  done 20 operations: the fault hits mid-run, which is asserted: chains
@@ -328,18 +317,18 @@ for bs in $BIG_SIZES; do
 	big "big$((bs / 1024))k" "$bs" abd
 done
 big "biglock$((BIG_MAX / 1024))k" "$BIG_MAX" lock
-netem_all add loss 2%
+hosts_netem $P $NHOSTS add loss 2%
 big "bigloss$((BIG_MAX / 1024))k" "$BIG_MAX" abd segs_resent
-netem_all del
+hosts_netem $P $NHOSTS del
 [ "$BIG_MTU" = 1500 ] || hosts_mtu $P $NHOSTS 1500
 
 scenario kill3 3 3 kill:3 abd
 scenario killock3 3 3 kill:2 lock
 scenario cut3 3 3 linkdown:1 abd
-netem_all add loss 10%
+hosts_netem $P $NHOSTS add loss 10%
 scenario loss3 3 3 none abd
 scenario losslock3 3 3 none lock
-netem_all del
+hosts_netem $P $NHOSTS del
 scenario kill5 5 3 kill:2,5 abd
 
 # Lease recovery: a lock-mode client dies holding a majority of the locks
@@ -365,7 +354,7 @@ fi
 
 # Teeth: a client that takes 1 reply instead of f+1 is not linearizable
 # under jittery delays.  Violations depend on timing: up to 3 runs.
-netem_all add delay 3ms 3ms
+hosts_netem $P $NHOSTS add delay 3ms 3ms
 caught=0
 for attempt in 1 2 3; do
 	run=broken$attempt
@@ -385,7 +374,7 @@ done
 check "checker catches the broken 1-reply client (attempt $attempt)" "[ $caught = 1 ]"
 # The same delays with the real client stay linearizable.
 scenario jitter3 3 3 none abd --keys 2
-netem_all del
+hosts_netem $P $NHOSTS del
 
 # The benchmark's smoke (make check runs this suite): tools/bench/rs.sh
 # with its block-size axis, one point, 300 ms per mode; it exits 1 on a

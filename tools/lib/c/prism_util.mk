@@ -6,6 +6,10 @@
 #   PU_SRC     the source to compile in with the program's own flags
 #   PU_HDRS    what the objects depend on
 #   pu_tap.h   (not in PU_HDRS) ok() for TAP unit tests
+#   LC_SRC, LC_HDRS  the linearizability checker and its history files
+#              (lincheck.h), for the programs that record or check them
 PU_DIR	:= $(abspath $(dir $(lastword $(MAKEFILE_LIST))))
 PU_SRC	:= $(PU_DIR)/prism_util.c
 PU_HDRS	:= $(PU_DIR)/prism_util.h
+LC_SRC	:= $(PU_DIR)/lincheck.c
+LC_HDRS	:= $(PU_DIR)/lincheck.h

@@ -13,6 +13,8 @@
  * is what keeps this from being exponential on real histories.
  */
 #define _GNU_SOURCE
+#include <errno.h>
+#include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -304,4 +306,112 @@ enum lc_verdict lc_check(struct lc_op *ops, size_t n, uint64_t init,
 	}
 	rep->verdict = worst;
 	return worst;
+}
+
+void lc_hist_write(FILE *f, const struct lc_op *op)
+{
+	fprintf(f, "%c %" PRIu32 " %" PRIu64 " %" PRId64 " ",
+		op->kind == LC_WRITE ? 'W' : 'R', op->key, op->value, op->call);
+	if (op->ret == LC_INF)
+		fprintf(f, "inf %" PRIu32 "\n", op->client);
+	else
+		fprintf(f, "%" PRId64 " %" PRIu32 "\n", op->ret, op->client);
+}
+
+int lc_hist_load(const char *path, struct lc_op **ops, size_t *n, size_t *cap)
+{
+	char line[256], kind, ret[32];
+	unsigned long long value;
+	unsigned int key, client;
+	long long call;
+	FILE *f = fopen(path, "r");
+	int lineno = 0, err = 0;
+
+	if (!f)
+		return -errno;
+	while (!err && fgets(line, sizeof(line), f)) {
+		struct lc_op *op;
+		char *end;
+
+		lineno++;
+		if (sscanf(line, "%c %u %llu %lld %31s %u", &kind, &key, &value,
+			   &call, ret, &client) != 6 || (kind != 'W' && kind != 'R')) {
+			fprintf(stderr, "lincheck: %s:%d: bad line\n", path, lineno);
+			err = -EINVAL;
+			break;
+		}
+		if (*n == *cap) {
+			size_t nc = *cap ? *cap * 2 : 4096;
+			struct lc_op *no = realloc(*ops, nc * sizeof(**ops));
+
+			if (!no) {
+				err = -ENOMEM;
+				break;
+			}
+			*ops = no;
+			*cap = nc;
+		}
+		op = &(*ops)[*n];
+		op->key = key;
+		op->kind = kind == 'W' ? LC_WRITE : LC_READ;
+		op->value = value;
+		op->call = call;
+		op->ret = strcmp(ret, "inf") ? strtoll(ret, &end, 10) : LC_INF;
+		op->client = client;
+		if (op->ret != LC_INF && *end) {
+			fprintf(stderr, "lincheck: %s:%d: bad return time\n", path,
+				lineno);
+			err = -EINVAL;
+		} else if (op->ret < op->call) {
+			fprintf(stderr, "lincheck: %s:%d: returns before its call\n",
+				path, lineno);
+			err = -EINVAL;
+		} else {
+			(*n)++;
+		}
+	}
+	fclose(f);
+	return err;
+}
+
+const char *lc_verdict_name(enum lc_verdict v)
+{
+	return v == LC_OK ? "linearizable" :
+	       v == LC_VIOLATION ? "NOT-linearizable" : "gave-up";
+}
+
+int lc_check_files(char *const *files, int nfiles, uint64_t corrupt,
+		   const char *key_prefix, FILE *out)
+{
+	size_t n = 0, cap = 0, i, reads = 0, unknown = 0, bad = 0;
+	struct lc_op *ops = NULL;
+	struct lc_report rep;
+	enum lc_verdict v;
+	int a, err;
+
+	for (a = 0; a < nfiles; a++) {
+		err = lc_hist_load(files[a], &ops, &n, &cap);
+		if (err) {
+			fprintf(stderr, "lincheck: %s: %s\n", files[a],
+				strerror(-err));
+			free(ops);
+			return -1;
+		}
+	}
+	for (i = 0; i < n; i++) {
+		reads += ops[i].kind == LC_READ;
+		unknown += ops[i].ret == LC_INF;
+		bad += ops[i].kind == LC_READ && ops[i].value == corrupt;
+	}
+	v = lc_check(ops, n, 0, 0, &rep);
+	fprintf(out, "ops=%zu reads=%zu writes=%zu unknown_writes=%zu "
+		"corrupt_reads=%zu keys=%zu states=%zu verdict=%s\n", n, reads,
+		n - reads, unknown, bad, rep.keys, rep.states,
+		lc_verdict_name(v));
+	if (v != LC_OK)
+		fprintf(out, "key=%s%" PRIu32 " ops_on_key=%zu "
+			"longest_linearizable_prefix=%zu\n", key_prefix,
+			rep.bad_key, rep.bad_ops, rep.best_prefix);
+	free(ops);
+	return v;
 }

@@ -14,6 +14,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #define LC_INF		INT64_MAX
 
@@ -57,5 +58,34 @@ enum lc_verdict lc_check(struct lc_op *ops, size_t n, uint64_t init,
 enum lc_verdict lc_check_key(const struct lc_op *ops, size_t n, uint64_t init,
 			     size_t max_states, size_t *best_prefix,
 			     size_t *states);
+
+/*
+ * History files: one operation per line, "KIND KEY VALUE CALL RET CLIENT"
+ * with KIND W or R, times in ns of one clock (CLOCK_MONOTONIC: the same in
+ * every network namespace of a host) and RET "inf" for an unknown outcome.
+ * The clients of a run each write one; the checker merges them.
+ */
+/* Append op to f as one line. */
+void lc_hist_write(FILE *f, const struct lc_op *op);
+/*
+ * Append the operations of file path to *ops (n used, cap allocated;
+ * grown with realloc).  0, or a negative errno (-EINVAL: a bad line,
+ * reported on stderr with its number).
+ */
+int lc_hist_load(const char *path, struct lc_op **ops, size_t *n, size_t *cap);
+/* "linearizable", "NOT-linearizable" or "gave-up". */
+const char *lc_verdict_name(enum lc_verdict v);
+/*
+ * Merge the history files, check them (every register starts at 0) and
+ * print one line to out: "ops=N reads=N writes=N unknown_writes=N
+ * corrupt_reads=N keys=N states=N verdict=V", where corrupt_reads counts
+ * the reads of value corrupt (the caller's mark for a value no write
+ * produced); if not linearizable a second line "key=KEY ops_on_key=N
+ * longest_linearizable_prefix=N", KEY printed as key_prefix and the
+ * number.  Returns the verdict, or -1 if a file could not be loaded (said
+ * on stderr).
+ */
+int lc_check_files(char *const *files, int nfiles, uint64_t corrupt,
+		   const char *key_prefix, FILE *out);
 
 #endif /* LINCHECK_H */
