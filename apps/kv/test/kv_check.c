@@ -12,6 +12,12 @@
  *   kv-check IF INFO stamp-writer ID KEY SECONDS
  *   kv-check IF INFO stamp-reader KEY SECONDS [allow-torn]
  *   kv-check IF INFO restart KEY READY_FILE
+ *   kv-check IF INFO hist ID KEYS OPS VSIZE OUT  random GET/PUT/DELETE on KEYS
+ *                                             keys shared by all clients,
+ *                                             history written to OUT.ID
+ *   kv-check lincheck FILE...                 merge histories, check that
+ *                                             they are linearizable (exit 0;
+ *                                             1: not; 2: gave up, bad file)
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -24,6 +30,7 @@
 
 #include "../kv_client.h"
 #include "../kv_workload.h"
+#include "lincheck.h"
 
 #define STAMP_VALUE	512
 #define MAX_WRITERS	64
@@ -328,10 +335,135 @@ static int restart(const char *key, const char *ready)
 	return 0;
 }
 
+/*
+ * The value with id v (v != 0: client id << 40 | sequence number) of
+ * vsize bytes: v in its first 8 bytes, then words derived from v, so a
+ * value read back names the PUT that wrote it and a torn or mixed-up
+ * value shows.
+ */
+static void hist_value(unsigned char *val, size_t vsize, uint64_t v)
+{
+	size_t i;
+
+	pu_put_le64(val, v);
+	for (i = 8; i + 8 <= vsize; i += 8)
+		pu_put_le64(val + i, pu_splitmix64(v ^ i));
+	for (; i < vsize; i++)
+		val[i] = (unsigned char)(v >> (i % 8 * 8));
+}
+
+/* The id of a value read back; LC_CORRUPT if no PUT wrote these bytes. */
+#define LC_CORRUPT	UINT64_MAX
+static uint64_t hist_value_id(const unsigned char *val, size_t len,
+			      size_t vsize)
+{
+	static unsigned char want[KV_MAX_VALUE];
+	uint64_t v;
+
+	if (len != vsize || vsize < 8)
+		return LC_CORRUPT;
+	v = pu_get_le64(val);
+	hist_value(want, vsize, v);
+	return v && !memcmp(val, want, vsize) ? v : LC_CORRUPT;
+}
+
+/*
+ * Random operations on keys lin-0..KEYS-1, shared by every client, each
+ * recorded for the linearizability checker: a PUT writes a value with a
+ * unique id, a DELETE writes 0 (absent, the initial value), a GET reads
+ * the id of what it found (0 if absent).  A PUT or DELETE that failed
+ * (-ETIMEDOUT: no answer) may or may not have happened: its outcome is
+ * unknown.  A DELETE that found nothing changed nothing: a read of 0.
+ * A GET that failed constrains nothing and is left out.
+ */
+static int hist(int id, int keys, int ops, size_t vsize, const char *prefix)
+{
+	static unsigned char val[KV_MAX_VALUE], got[KV_MAX_VALUE];
+	unsigned long puts = 0, gets = 0, dels = 0, unknown = 0, absent = 0;
+	struct kv_client *c;
+	struct kv_rng rng;
+	uint64_t seq = 0;
+	char out[4096];
+	FILE *f;
+	int n;
+
+	if (id <= 0 || id >= 1 << 23 || keys <= 0 || vsize < 8 ||
+	    vsize > KV_MAX_VALUE)
+		return fail("hist: bad ID, KEYS or VSIZE (8..%u)", KV_MAX_VALUE);
+	snprintf(out, sizeof(out), "%s.%d", prefix, id);
+	f = fopen(out, "w");
+	if (!f)
+		return fail("%s: %s", out, strerror(errno));
+	c = open_or_die(0);
+	kv_rng_seed(&rng, (uint64_t)id * 104729 + 7);
+	for (n = 0; n < ops; n++) {
+		uint64_t r = kv_rng_next(&rng) % 100;
+		struct lc_op op = { .client = (uint32_t)id };
+		char key[32];
+		size_t klen, vlen;
+		int err;
+
+		op.key = (uint32_t)(kv_rng_next(&rng) % (uint64_t)keys);
+		klen = (size_t)snprintf(key, sizeof(key), "lin-%u", op.key);
+		if (r < 45) {
+			op.kind = LC_WRITE;
+			op.value = (uint64_t)id << 40 | ++seq;
+			hist_value(val, vsize, op.value);
+			op.call = (int64_t)pu_now_ns();
+			err = kv_put(c, key, klen, val, vsize);
+			puts++;
+		} else if (r < 55) {
+			op.kind = LC_WRITE;
+			op.value = 0;
+			op.call = (int64_t)pu_now_ns();
+			err = kv_delete(c, key, klen);
+			if (err == -ENOENT) {
+				op.kind = LC_READ;
+				err = 0;
+				absent++;
+			}
+			dels++;
+		} else {
+			op.kind = LC_READ;
+			op.call = (int64_t)pu_now_ns();
+			err = kv_get(c, key, klen, got, sizeof(got), &vlen, NULL);
+			if (!err)
+				op.value = hist_value_id(got, vlen, vsize);
+			else if (err == -ENOENT)
+				err = 0;	/* absent: value 0 */
+			gets++;
+		}
+		op.ret = (int64_t)pu_now_ns();
+		if (err == -ETIMEDOUT && op.kind == LC_WRITE) {
+			op.ret = LC_INF;
+			unknown++;
+		} else if (err == -ETIMEDOUT) {
+			continue;
+		} else if (err) {
+			return fail("%s %s: %s", op.kind == LC_WRITE ? "write" : "get",
+				    key, strerror(-err));
+		}
+		lc_hist_write(f, &op);
+	}
+	if (fclose(f))
+		return fail("%s: %s", out, strerror(errno));
+	printf("hist id=%d ops=%d puts=%lu deletes=%lu (of absent keys %lu) gets=%lu "
+	       "unknown_outcome=%lu", id, ops, puts, dels, absent, gets, unknown);
+	print_stats(c);
+	kv_client_close(c);
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	const char *cmd;
 
+	if (argc >= 3 && !strcmp(argv[1], "lincheck")) {
+		int v = lc_check_files(argv + 2, argc - 2, LC_CORRUPT, "lin-",
+				       stdout);
+
+		return v == LC_OK ? 0 : v == LC_VIOLATION ? 1 : 2;
+	}
 	if (argc < 4) {
 		fprintf(stderr, "usage: see the comment at the top of kv_check.c\n");
 		return 2;
@@ -350,6 +482,9 @@ int main(int argc, char **argv)
 		return stamp_reader(argv[4], atof(argv[5]), argc == 7);
 	if (!strcmp(cmd, "restart") && argc == 6)
 		return restart(argv[4], argv[5]);
+	if (!strcmp(cmd, "hist") && argc == 9)
+		return hist(atoi(argv[4]), atoi(argv[5]), atoi(argv[6]),
+			    strtoul(argv[7], NULL, 0), argv[8]);
 	fprintf(stderr, "kv-check: bad command\n");
 	return 2;
 }
