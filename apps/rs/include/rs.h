@@ -80,6 +80,11 @@ enum rs_mode {
 struct rs_config {
 	const char	*ifname;
 	unsigned int	n;			/* replicas, 2f+1 */
+	/*
+	 * Answers a phase waits for; 0: a majority of n.  A replica that
+	 * rejoins reads its n - 1 peers (an even number) with f + 1.
+	 */
+	unsigned int	quorum;
 	struct rs_info	rep[RS_MAX_REPLICAS];
 	__u16		client_id;		/* 1..65535, unique among clients */
 	enum rs_mode	mode;
@@ -116,6 +121,19 @@ void rs_client_close(struct rs_client *c);
  */
 int rs_get(struct rs_client *c, __u32 block, void *val);
 int rs_put(struct rs_client *c, __u32 block, const void *val);
+/*
+ * ABD GET that also gives the tag of the value (0: never written);
+ * -EOPNOTSUPP in lock mode.  For a replica's state transfer.
+ */
+int rs_get_tagged(struct rs_client *c, __u32 block, void *val, __u64 *tag);
+/*
+ * Replica r restarted and published a new info line: later chains go to
+ * ri.  Buffers of the old replica waiting to be recycled are dropped (the
+ * new one would take them for its own).  -EINVAL if r is out of range or
+ * ri's blocks or bsize differ.
+ */
+int rs_client_set_replica(struct rs_client *c, unsigned int r,
+			  const struct rs_info *ri);
 const struct rs_stats *rs_client_stats(const struct rs_client *c);
 __u32 rs_client_bsize(const struct rs_client *c);
 

@@ -100,7 +100,8 @@ static int op_failed(struct rs_client *c, int err)
 }
 
 /* ABD GET: read phase, then write-back when the answers disagree. */
-static int abd_get(struct rs_client *c, __u32 blk, void *val, long long deadline)
+static int abd_get(struct rs_client *c, __u32 blk, void *val, __u64 *tagp,
+		   long long deadline)
 {
 	unsigned char *best = c->best;
 	struct rs_round rd;
@@ -133,6 +134,8 @@ static int abd_get(struct rs_client *c, __u32 blk, void *val, long long deadline
 			return op_failed(c, -EIO);
 	}
 	memcpy(val, best, c->bsize);
+	if (tagp)
+		*tagp = tag;
 	return 0;
 }
 
@@ -248,7 +251,34 @@ int rs_get(struct rs_client *c, __u32 block, void *val)
 	rs_flush_unlocks(c);
 	if (c->cfg.mode == RS_MODE_LOCK)
 		return lock_op(c, block, val, NULL, deadline);
-	return abd_get(c, block, val, deadline);
+	return abd_get(c, block, val, NULL, deadline);
+}
+
+int rs_get_tagged(struct rs_client *c, __u32 block, void *val, __u64 *tag)
+{
+	long long deadline = now_ms() + c->cfg.op_timeout_ms;
+
+	if (c->cfg.mode != RS_MODE_ABD)
+		return -EOPNOTSUPP;
+	if (block >= c->rep[0].info.blocks)
+		return -EINVAL;
+	c->st.gets++;
+	return abd_get(c, block, val, tag, deadline);
+}
+
+int rs_client_set_replica(struct rs_client *c, unsigned int r,
+			  const struct rs_info *ri)
+{
+	struct rs_rep *rep = &c->rep[r];
+
+	if (r >= c->n || ri->blocks != rep->info.blocks ||
+	    ri->bsize != rep->info.bsize)
+		return -EINVAL;
+	rep->info = *ri;
+	prism_addr_init(&rep->dst, ri->mac, ri->ep);
+	rep->nrecycle = 0;
+	rep->lock_expect = 0;
+	return 0;
 }
 
 int rs_put(struct rs_client *c, __u32 block, const void *val)
@@ -314,8 +344,8 @@ int rs_client_open(struct rs_client **cp, const struct rs_config *cfg)
 	int err;
 
 	*cp = NULL;
-	if (!cfg->n || cfg->n > RS_MAX_REPLICAS || !(cfg->n % 2) ||
-	    !cfg->client_id)
+	if (!cfg->n || cfg->n > RS_MAX_REPLICAS || cfg->quorum > cfg->n ||
+	    (!(cfg->n % 2) && !cfg->quorum) || !cfg->client_id)
 		return -EINVAL;
 	for (r = 0; r < cfg->n; r++)
 		if (cfg->rep[r].bsize != cfg->rep[0].bsize ||
@@ -334,7 +364,7 @@ int rs_client_open(struct rs_client **cp, const struct rs_config *cfg)
 		c->cfg.lease_ms = 2000;
 	c->debug = getenv("RS_DEBUG") != NULL;
 	c->n = cfg->n;
-	c->quorum = cfg->n / 2 + 1;
+	c->quorum = cfg->quorum ? cfg->quorum : cfg->n / 2 + 1;
 	c->bsize = cfg->rep[0].bsize;
 	/* cbuf, rbuf, tagval, best, then one value per replica's reply. */
 	c->msg_size = rs_msg_size(c->bsize);

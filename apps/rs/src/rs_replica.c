@@ -8,6 +8,17 @@
  * the kernel without waking us.
  *
  *   rs_replica IFNAME EP INFOFILE [--blocks N] [--bsize B] [--bufs M]
+ *		[--rejoin F1,F2,..]
+ *
+ * A replica that was killed and restarts has lost its blocks: were it to
+ * answer at once, a write that only it and f others had acknowledged
+ * would now be held by f replicas, and a read quorum could miss it.  With
+ * --rejoin (the other replicas' info files) it first reads every block
+ * from f + 1 of them (an ABD GET, tag included) and installs it, and only
+ * then publishes its info line: a write that completes meanwhile is held
+ * by f + 1 of the others, so any quorum that includes this replica still
+ * meets it.  Only the ABD state (meta and buffers) is transferred, not
+ * the ABD-LOCK baseline's lock slots.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -36,13 +47,70 @@ static void die(const char *what, int err)
 	exit(1);
 }
 
+/*
+ * State transfer (--rejoin): every block read from the peers named by the
+ * comma-separated info files and installed in its initial buffer, before
+ * anyone can reach us.  Returns the blocks that held data, or -errno.
+ */
+static long transfer(const char *peers, const char *ifname, unsigned char *mem,
+		     unsigned char *bufs, __u32 bufsz, __u32 blocks, __u32 bsize)
+{
+	struct rs_config cfg = { .ifname = ifname, .client_id = 65535,
+				 .mode = RS_MODE_ABD };
+	char *list = strdup(peers), *tok, *save;
+	struct rs_client *c;
+	long written = 0;
+	int err = 0;
+	__u32 b;
+
+	if (!list)
+		return -ENOMEM;
+	for (tok = strtok_r(list, ",", &save); tok && !err;
+	     tok = strtok_r(NULL, ",", &save)) {
+		if (cfg.n + 1 >= RS_MAX_REPLICAS)
+			err = -E2BIG;
+		else
+			err = rs_info_load(tok, &cfg.rep[cfg.n++]);
+		if (!err && (cfg.rep[cfg.n - 1].blocks != blocks ||
+			     cfg.rep[cfg.n - 1].bsize != bsize)) {
+			fprintf(stderr, "rs_replica: %s: %u blocks of %u B, not %u of %u\n",
+				tok, cfg.rep[cfg.n - 1].blocks,
+				cfg.rep[cfg.n - 1].bsize, blocks, bsize);
+			err = -EINVAL;
+		}
+	}
+	free(list);
+	if (!err && !cfg.n)
+		err = -EINVAL;
+	if (err)
+		return err;
+	/* A majority of all n + 1 replicas, none of them us. */
+	cfg.quorum = (cfg.n + 1) / 2 + 1;
+	err = rs_client_open(&c, &cfg);
+	if (err)
+		return err;
+	for (b = 0; b < blocks && !err; b++) {
+		unsigned char *buf = bufs + (__u64)b * bufsz;
+		__u64 tag = 0;
+
+		err = rs_get_tagged(c, b, buf + 8, &tag);
+		prism_put_le64(buf, tag);
+		prism_put_le64(mem + (__u64)b * 16 + 8, tag);
+		written += tag != 0;
+	}
+	rs_client_close(c);
+	return err ? err : written;
+}
+
 int main(int argc, char **argv)
 {
 	__u32 blocks = 1024, bsize = RS_DEFAULT_BSIZE, nbufs = 0, i, bufsz, spares;
+	const char *rejoin = NULL;
 	const struct pu_opt opts[] = {
 		PU_OPT("blocks", blocks, "N", "blocks (default 1024)"),
 		PU_OPT("bsize", bsize, "B", "value bytes per block, a multiple of 8 up to 65536 (default 512)"),
 		PU_OPT("bufs", nbufs, "M", "buffers, more than --blocks (default blocks + 8192, fewer for blocks over 4 KiB: 64 MiB of spares, at least 1024)"),
+		PU_OPT("rejoin", rejoin, "F1,F2,..", "restarting: first read every block from these replicas (their info files)"),
 		PU_OPT_END,
 	};
 	const char *synopsis = "rs_replica IFNAME EP INFOFILE [options]";
@@ -129,6 +197,17 @@ int main(int argc, char **argv)
 	free(addrs);
 	if (err)
 		die("post free list", err);
+
+	if (rejoin) {
+		__u64 t0 = pu_now_ns();
+		long got = transfer(rejoin, argv[argi], mem, mem + buf_off, bufsz,
+				    blocks, bsize);
+
+		if (got < 0)
+			die("rejoin: state transfer", (int)got);
+		fprintf(stderr, "rs_replica: rejoined: %u blocks read from the others, %ld of them written, in %llu ms\n",
+			blocks, got, (unsigned long long)((pu_now_ns() - t0) / 1000000));
+	}
 
 	err = prism_local_addr(fd, &me);
 	if (err)

@@ -13,7 +13,9 @@
  * --progress FILE is written after --progress-after successful ops; with
  * --resume FILE the client then waits (bounded) until that file exists.
  * Times are CLOCK_MONOTONIC, shared by all netns of one kernel, so
- * histories of clients in different namespaces merge.
+ * histories of clients in different namespaces merge.  Every 100 ms the
+ * info files are read again: a replica that restarted (rs_replica
+ * --rejoin) is used from then on ("reloads=" counts them).
  *
  *   rs_client --if IF --info F1,F2,F3 --id CID [--mode abd|lock]
  *	[--keys K] [--zipf THETA] [--writes PCT] [--ops N | --duration MS]
@@ -32,6 +34,34 @@
 
 #include "lincheck.h"
 #include "rs.h"
+
+/*
+ * The replicas' info files and the lines last read from them; a line that
+ * changed names a restarted replica.
+ */
+struct infos {
+	unsigned int	n;
+	char		*path[RS_MAX_REPLICAS];
+	char		line[RS_MAX_REPLICAS][512];
+};
+
+/* Switch c to the replicas whose info line changed; how many did. */
+static unsigned int reload_infos(struct rs_client *c, struct infos *in)
+{
+	unsigned int r, changed = 0;
+	struct rs_info ri;
+	char line[512];
+
+	for (r = 0; r < in->n; r++) {
+		if (pu_read_first_line(in->path[r], line, sizeof(line)) ||
+		    !strcmp(line, in->line[r]) || rs_info_parse(line, &ri) ||
+		    rs_client_set_replica(c, r, &ri))
+			continue;
+		strcpy(in->line[r], line);
+		changed++;
+	}
+	return changed;
+}
 
 /* Wait (bounded) until path exists: all clients start together. */
 static int wait_for(const char *path, int ms)
@@ -55,7 +85,9 @@ int main(int argc, char **argv)
 	unsigned long long nops = 0, duration_ms = 0, progress_after = 50;
 	unsigned int keys = 16, writes = 50, seq = 0;
 	unsigned char *val, *got;
-	unsigned long long done = 0, failed = 0;
+	unsigned long long done = 0, failed = 0, reloads = 0;
+	static struct infos in;
+	uint64_t next_reload;
 	struct rs_config cfg;
 	struct rs_client *c;
 	const struct rs_stats *st;
@@ -110,14 +142,17 @@ int main(int argc, char **argv)
 			fprintf(stderr, "rs_client: at most %d replicas\n", RS_MAX_REPLICAS);
 			return 2;
 		}
-		err = rs_info_load(tok, &cfg.rep[cfg.n]);
+		in.path[cfg.n] = tok;
+		err = pu_read_first_line(tok, in.line[cfg.n], sizeof(in.line[0]));
+		if (!err)
+			err = rs_info_parse(in.line[cfg.n], &cfg.rep[cfg.n]);
 		if (err) {
 			fprintf(stderr, "rs_client: %s: %s\n", tok, strerror(-err));
 			return 1;
 		}
 		cfg.n++;
 	}
-	free(list);
+	in.n = cfg.n;
 	if (keys > cfg.rep[0].blocks) {
 		fprintf(stderr, "rs_client: --keys %u > %u blocks\n", keys,
 			cfg.rep[0].blocks);
@@ -143,12 +178,17 @@ int main(int argc, char **argv)
 	rng = ((__u64)cfg.seed << 20) ^ ((__u64)cfg.client_id << 44) ^ 0x2545f4914f6cdd1dULL;
 	t0 = pu_now_ns();
 	t_end = t0 + duration_ms * 1000000;
+	next_reload = t0 + 100000000;
 	while (nops ? done + failed < nops : pu_now_ns() < t_end) {
 		__u32 key = pu_zipf_next(&zipf, &rng);
 		int is_put = (pu_rng_next(&rng) % 100) < writes;
 		uint64_t call, ret;
 		__u64 id = 0;
 
+		if (pu_now_ns() >= next_reload) {
+			reloads += reload_infos(c, &in);
+			next_reload = pu_now_ns() + 100000000;
+		}
 		if (is_put) {
 			/* Unique value id: client id and sequence number. */
 			id = ((__u64)cfg.client_id << 40) | ++seq;
@@ -196,12 +236,12 @@ int main(int argc, char **argv)
 	st = rs_client_stats(c);
 	printf("client=%u ops=%llu failed=%llu gets=%llu puts=%llu writebacks=%llu "
 	       "cas_lost=%llu lock_retries=%llu lock_breaks=%llu recycled=%llu "
-	       "chain_errors=%llu elapsed_ms=%lld\n", cfg.client_id, done, failed,
+	       "chain_errors=%llu elapsed_ms=%lld reloads=%llu\n", cfg.client_id, done, failed,
 	       (unsigned long long)st->gets, (unsigned long long)st->puts,
 	       (unsigned long long)st->writebacks, (unsigned long long)st->cas_lost,
 	       (unsigned long long)st->lock_retries, (unsigned long long)st->lock_breaks,
 	       (unsigned long long)st->recycled, (unsigned long long)st->chain_errors,
-	       (long long)(elapsed / 1000000));
+	       (long long)(elapsed / 1000000), reloads);
 	if (lat) {
 		/* Elapsed goes last: rs_check lat takes the largest one. */
 		fprintf(lat, "elapsed_us %lld\n", (long long)(elapsed / 1000));
@@ -210,6 +250,7 @@ int main(int argc, char **argv)
 	if (hist)
 		fclose(hist);
 	pu_zipf_free(&zipf);
+	free(list);
 	free(val);
 	free(got);
 	rs_client_close(c);

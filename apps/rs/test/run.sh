@@ -14,6 +14,11 @@
 #    chains stuck at the dead replica (99% under half a chain timeout)
 #  - 10% message loss on every link (ABD, ABD-LOCK)
 #  - 5 replicas, two of them killed mid-run
+#  - a killed replica restarts with --rejoin (state transfer from the
+#    others): reads from it alone see the writes it missed (and without
+#    --rejoin the checker catches that they do not); under load, it
+#    rejoins, then another replica is killed and the clients go on with
+#    it
 #  - blocks of 4 KiB and 64 KiB (ABD, ABD-LOCK, 2% loss): one chain per
 #    replica and phase, segmented by the module at MTU 1500
 #  - ABD-LOCK lease recovery: a client dies holding the locks
@@ -330,6 +335,97 @@ scenario loss3 3 3 none abd
 scenario losslock3 3 3 none lock
 hosts_netem $P $NHOSTS del
 scenario kill5 5 3 kill:2,5 abd
+
+# ---- a killed replica restarts and rejoins (rs_replica --rejoin) ----------
+# restart_replica3 RUN [ARGS]: replica 3 of RUN started again (after its
+# SIGKILL), ARGS passed on; returns once it has published a new info line.
+info_changed() { [ "$(cat "$1" 2>/dev/null)" != "$2" ]; }
+restart_replica3() {
+	local run=$1 old
+	shift
+	old=$(cat "$tmp/$run.info3")
+	ip netns exec ${P}3 "$B/rs_replica" eth0 0 "$tmp/$run.info3" \
+		--blocks 64 --bufs "${RS_BUFS:-8192}" "$@" 2>"$tmp/$run.rlog3b" &
+	replica_pids[2]=$!
+	wait_until -p "${replica_pids[2]}" 60000 info_changed "$tmp/$run.info3" "$old"
+}
+kill_replica() {	# I: replica I of the running set, SIGKILLed
+	kill -KILL "${replica_pids[$(($1 - 1))]}"
+	wait "${replica_pids[$(($1 - 1))]}" 2>/dev/null
+}
+
+# The state transfer, step by step: writes with the three replicas up,
+# replica 3 killed, more writes (held by replicas 1 and 2 only), replica 3
+# restarted, then reads from replica 3 ALONE (one client with a quorum of
+# one): with --rejoin they must see the last writes (the merged history is
+# linearizable); restarted without it, the replica answers with its
+# initial blocks and the checker refuses the history, which shows the
+# check sees a replica that did not rejoin.
+rejoin_state() {	# RUN yes|no
+	local run=$1 how=$2 all r
+	start_replicas "$run" 3 || { not_ok "$run: replicas started"; return; }
+	all=$tmp/$run.info1,$tmp/$run.info2,$tmp/$run.info3
+	host_exec $P 6 "$B/rs_client" --if eth0 --info "$all" --id 1 --ops 40 \
+		--keys 4 --writes 100 --hist "$tmp/$run.hist1" >"$tmp/$run.out1" 2>&1
+	kill_replica 3
+	host_exec $P 7 "$B/rs_client" --if eth0 --info "$all" --id 2 --ops 40 \
+		--keys 4 --writes 100 --hist "$tmp/$run.hist2" >"$tmp/$run.out2" 2>&1
+	if [ "$how" = yes ]; then
+		restart_replica3 "$run" --rejoin "$tmp/$run.info1,$tmp/$run.info2"
+	else
+		restart_replica3 "$run"
+	fi
+	r=$?
+	check "$run: replica 3 restarted (--rejoin: $how) and published a new info line ($(grep -h rejoined "$tmp/$run.rlog3b"))" \
+		"[ $r = 0 ]"
+	host_exec $P 8 "$B/rs_client" --if eth0 --info "$tmp/$run.info3" --id 3 \
+		--ops 40 --keys 4 --writes 0 --hist "$tmp/$run.hist3" >"$tmp/$run.out3" 2>&1
+	check "$run: 40 writes with 3 replicas, 40 with replica 3 dead, 40 reads from replica 3 alone: none failed" \
+		"[ \$(sum_kv $run failed) = 0 ] && [ \$(sum_kv $run ops) = 120 ]"
+	lin "$run"
+	rejoin_verdict=$?
+	stop_replicas
+}
+rejoin_state rejoin yes
+check "rejoin: reads from the rejoined replica alone see the writes made while it was dead ($(tr '\n' ' ' <"$tmp/rejoin.check"))" \
+	"[ $rejoin_verdict = 0 ]"
+rejoin_state norejoin no
+check "no rejoin: reads from a replica restarted empty miss them, and the checker says so ($(tr '\n' ' ' <"$tmp/norejoin.check"))" \
+	"[ $rejoin_verdict = 1 ]"
+
+# Under load: clients 1..3 pause after 20 operations while a free runner
+# goes on; replica 3 is killed and rejoins (its state transfer runs while
+# the free runner writes), then replica 1 is killed and the clients go on
+# with replicas 2 and 3: every operation must succeed, which needs the
+# rejoined replica, each client must have switched to its new address
+# (reloads), and the history stays linearizable.
+run=rejoinload
+if start_replicas $run 3; then
+	RS_FREE_RUNNER=1 start_clients $run 3 3 --mode abd --ops "$OPS" --keys 4 \
+		--writes 50 --resume "$tmp/$run.resume"
+	for i in 1 2 3; do
+		wait_file "$tmp/$run.prog$i" 60000 || echo "# $run: client $i made no progress"
+	done
+	kill_replica 3
+	restart_replica3 $run --rejoin "$tmp/$run.info1,$tmp/$run.info2"
+	r=$?
+	grep -h rejoined "$tmp/$run.rlog3b" | sed 's/^/# /'
+	kill_replica 1
+	touch "$tmp/$run.resume"
+	wait_clients
+	rc=$?
+	check "$run: replica 3 killed and rejoined while clients ran, then replica 1 killed: every client finished, no failed operation ($(sum_kv $run ops) ops)" \
+		"[ $r = 0 ] && [ $rc = 0 ] && [ \$(sum_kv $run failed) = 0 ] && [ \$(sum_kv $run ops) = $((3 * OPS + 5 * OPS)) ]"
+	[ "$rc" = 0 ] || diag "$tmp/$run".out* "$tmp/$run".rlog*
+	check "$run: clients 1..3 switched to the rejoined replica (reloads: $(sum_kv $run reloads))" \
+		"[ \$(sum_kv $run reloads) -ge 3 ]"
+	lin $run
+	v=$?
+	check "$run: history is linearizable ($(tr '\n' ' ' <"$tmp/$run.check"))" "[ $v = 0 ]"
+	stop_replicas
+else
+	not_ok "$run: replicas started"
+fi
 
 # Lease recovery: a lock-mode client dies holding a majority of the locks
 # of block 0; the others must break its lease (1 s) and carry on.
