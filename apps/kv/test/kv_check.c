@@ -336,35 +336,15 @@ static int restart(const char *key, const char *ready)
 }
 
 /*
- * The value with id v (v != 0: client id << 40 | sequence number) of
- * vsize bytes: v in its first 8 bytes, then words derived from v, so a
- * value read back names the PUT that wrote it and a torn or mixed-up
- * value shows.
+ * The id of a value read back (lc_value_fill()'s), LC_VALUE_CORRUPT if no
+ * PUT wrote these bytes: a PUT's id is never 0.
  */
-static void hist_value(unsigned char *val, size_t vsize, uint64_t v)
-{
-	size_t i;
-
-	pu_put_le64(val, v);
-	for (i = 8; i + 8 <= vsize; i += 8)
-		pu_put_le64(val + i, pu_splitmix64(v ^ i));
-	for (; i < vsize; i++)
-		val[i] = (unsigned char)(v >> (i % 8 * 8));
-}
-
-/* The id of a value read back; LC_CORRUPT if no PUT wrote these bytes. */
-#define LC_CORRUPT	UINT64_MAX
 static uint64_t hist_value_id(const unsigned char *val, size_t len,
 			      size_t vsize)
 {
-	static unsigned char want[KV_MAX_VALUE];
-	uint64_t v;
+	uint64_t v = len == vsize ? lc_value_id(val, vsize) : LC_VALUE_CORRUPT;
 
-	if (len != vsize || vsize < 8)
-		return LC_CORRUPT;
-	v = pu_get_le64(val);
-	hist_value(want, vsize, v);
-	return v && !memcmp(val, want, vsize) ? v : LC_CORRUPT;
+	return v ? v : LC_VALUE_CORRUPT;
 }
 
 /*
@@ -408,7 +388,7 @@ static int hist(int id, int keys, int ops, size_t vsize, const char *prefix)
 		if (r < 45) {
 			op.kind = LC_WRITE;
 			op.value = (uint64_t)id << 40 | ++seq;
-			hist_value(val, vsize, op.value);
+			lc_value_fill(val, vsize, op.value);
 			op.call = (int64_t)pu_now_ns();
 			err = kv_put(c, key, klen, val, vsize);
 			puts++;
@@ -459,7 +439,7 @@ int main(int argc, char **argv)
 	const char *cmd;
 
 	if (argc >= 3 && !strcmp(argv[1], "lincheck")) {
-		int v = lc_check_files(argv + 2, argc - 2, LC_CORRUPT, "lin-",
+		int v = lc_check_files(argv + 2, argc - 2, LC_VALUE_CORRUPT, "lin-",
 				       stdout);
 
 		return v == LC_OK ? 0 : v == LC_VIOLATION ? 1 : 2;

@@ -137,15 +137,5 @@ int rs_client_set_replica(struct rs_client *c, unsigned int r,
 const struct rs_stats *rs_client_stats(const struct rs_client *c);
 __u32 rs_client_bsize(const struct rs_client *c);
 
-/*
- * Values used by tests and benchmarks: the first 8 bytes are a unique id
- * ((client id << 40) | sequence), the rest a pattern derived from it, so a
- * reader can tell which write it sees and that it is not torn.  Id 0 is
- * the all-zero initial value.
- */
-#define RS_VALUE_CORRUPT	UINT64_MAX
-void rs_value_fill(void *buf, __u32 bsize, __u64 id);
-/* Id of a value, or RS_VALUE_CORRUPT when its pattern does not match. */
-__u64 rs_value_id(const void *buf, __u32 bsize);
 
 #endif /* RS_H */

@@ -108,7 +108,7 @@ static int cmd_lat(int argc, char **argv)
 int main(int argc, char **argv)
 {
 	if (argc >= 3 && !strcmp(argv[1], "hist"))
-		switch (lc_check_files(argv + 2, argc - 2, RS_VALUE_CORRUPT, "",
+		switch (lc_check_files(argv + 2, argc - 2, LC_VALUE_CORRUPT, "",
 				       stdout)) {
 		case LC_OK:
 			return 0;

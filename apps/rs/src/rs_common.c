@@ -88,31 +88,3 @@ int rs_info_load(const char *path, struct rs_info *ri)
 
 	return err ? err : rs_info_parse(line, ri);
 }
-
-void rs_value_fill(void *buf, __u32 bsize, __u64 id)
-{
-	unsigned char *b = buf;
-	__u32 i;
-
-	memset(b, 0, bsize);
-	if (!id)
-		return;
-	prism_put_le64(b, id);
-	for (i = 8; i + 8 <= bsize; i += 8)
-		prism_put_le64(b + i, pu_splitmix64(id ^ ((__u64)i << 48)));
-}
-
-__u64 rs_value_id(const void *buf, __u32 bsize)
-{
-	const unsigned char *b = buf;
-	__u64 id = prism_get_le64(b);
-	__u32 i;
-
-	for (i = 8; i + 8 <= bsize; i += 8) {
-		__u64 want = id ? pu_splitmix64(id ^ ((__u64)i << 48)) : 0;
-
-		if (prism_get_le64(b + i) != want)
-			return RS_VALUE_CORRUPT;
-	}
-	return id;
-}

@@ -192,13 +192,13 @@ int main(int argc, char **argv)
 		if (is_put) {
 			/* Unique value id: client id and sequence number. */
 			id = ((__u64)cfg.client_id << 40) | ++seq;
-			rs_value_fill(val, rs_client_bsize(c), id);
+			lc_value_fill(val, rs_client_bsize(c), id);
 		}
 		call = pu_now_ns();
 		err = is_put ? rs_put(c, key, val) : rs_get(c, key, got);
 		ret = pu_now_ns();
 		if (!err && !is_put)
-			id = rs_value_id(got, rs_client_bsize(c));
+			id = lc_value_id(got, rs_client_bsize(c));
 		if (err)
 			failed++;
 		else

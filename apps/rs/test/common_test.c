@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-/* Unit tests of PRISM-RS helpers: values, info lines, tags, Zipf. */
+/* Unit tests of PRISM-RS helpers: info lines, tags, Zipf. */
 #define _GNU_SOURCE
 #include <stdlib.h>
 #include <string.h>
@@ -16,26 +16,6 @@ static int le_cmp(const unsigned char *a, const unsigned char *b, int n)
 		if (a[i] != b[i])
 			return a[i] < b[i] ? -1 : 1;
 	return 0;
-}
-
-static void values(void)
-{
-	static unsigned char v[RS_MAX_BSIZE];
-	__u64 id = (7ULL << 40) | 12345;
-
-	rs_value_fill(v, 512, id);
-	ok(rs_value_id(v, 512) == id, "value id round trip");
-	v[300] ^= 1;
-	ok(rs_value_id(v, 512) == RS_VALUE_CORRUPT, "a torn value is detected");
-	rs_value_fill(v, 512, 0);
-	ok(rs_value_id(v, 512) == 0, "all zeroes is the initial value");
-	rs_value_fill(v, 16, 42);
-	ok(rs_value_id(v, 16) == 42, "small blocks work too");
-	rs_value_fill(v, RS_MAX_BSIZE, id);
-	ok(rs_value_id(v, RS_MAX_BSIZE) == id, "64 KiB block round trip");
-	v[RS_MAX_BSIZE - 1] ^= 0x80;
-	ok(rs_value_id(v, RS_MAX_BSIZE) == RS_VALUE_CORRUPT,
-	       "a 64 KiB block torn in its last byte is detected");
 }
 
 static void info(void)
@@ -114,7 +94,6 @@ static void zipf(void)
 int main(void)
 {
 	printf("TAP version 13\n");
-	values();
 	info();
 	tags();
 	zipf();

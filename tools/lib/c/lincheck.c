@@ -19,6 +19,7 @@
 #include <string.h>
 
 #include "lincheck.h"
+#include "prism_util.h"	/* pu_put_le64(), pu_splitmix64() */
 
 struct ev {
 	int64_t		time;
@@ -372,6 +373,39 @@ int lc_hist_load(const char *path, struct lc_op **ops, size_t *n, size_t *cap)
 	}
 	fclose(f);
 	return err;
+}
+
+/* Pattern word at byte offset i of value id's (0 for id 0). */
+static uint64_t value_word(uint64_t id, size_t i)
+{
+	return id ? pu_splitmix64(id ^ ((uint64_t)i << 48)) : 0;
+}
+
+void lc_value_fill(void *buf, size_t size, uint64_t id)
+{
+	unsigned char *b = buf;
+	size_t i;
+
+	pu_put_le64(b, id);
+	for (i = 8; i + 8 <= size; i += 8)
+		pu_put_le64(b + i, value_word(id, i));
+	for (; i < size; i++)	/* a tail shorter than a word */
+		b[i] = (unsigned char)(value_word(id, i & ~(size_t)7) >> (i % 8 * 8));
+}
+
+uint64_t lc_value_id(const void *buf, size_t size)
+{
+	const unsigned char *b = buf;
+	uint64_t id = pu_get_le64(b);
+	size_t i;
+
+	for (i = 8; i + 8 <= size; i += 8)
+		if (pu_get_le64(b + i) != value_word(id, i))
+			return LC_VALUE_CORRUPT;
+	for (; i < size; i++)
+		if (b[i] != (unsigned char)(value_word(id, i & ~(size_t)7) >> (i % 8 * 8)))
+			return LC_VALUE_CORRUPT;
+	return id;
 }
 
 const char *lc_verdict_name(enum lc_verdict v)

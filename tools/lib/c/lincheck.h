@@ -73,6 +73,17 @@ void lc_hist_write(FILE *f, const struct lc_op *op);
  * reported on stderr with its number).
  */
 int lc_hist_load(const char *path, struct lc_op **ops, size_t *n, size_t *cap);
+/*
+ * Values that name their write, for stores under test: the first 8 bytes
+ * (little-endian) are a unique id, e.g. (client id << 40) | sequence, the
+ * rest a pattern derived from it, so a reader can tell which write it
+ * sees and that it is not torn.  Id 0 is the all-zero value.  size >= 8.
+ */
+#define LC_VALUE_CORRUPT	UINT64_MAX
+void lc_value_fill(void *buf, size_t size, uint64_t id);
+/* Id of a value, or LC_VALUE_CORRUPT when its pattern does not match. */
+uint64_t lc_value_id(const void *buf, size_t size);
+
 /* "linearizable", "NOT-linearizable" or "gave-up". */
 const char *lc_verdict_name(enum lc_verdict v);
 /*

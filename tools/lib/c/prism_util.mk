@@ -6,7 +6,8 @@
 #   PU_SRC     the source to compile in with the program's own flags
 #   PU_HDRS    what the objects depend on
 #   pu_tap.h   (not in PU_HDRS) ok() for TAP unit tests
-#   LC_SRC, LC_HDRS  the linearizability checker and its history files
+#   LC_SRC, LC_HDRS  the linearizability checker, its history files and
+#              values that name their write
 #              (lincheck.h), for the programs that record or check them
 PU_DIR	:= $(abspath $(dir $(lastword $(MAKEFILE_LIST))))
 PU_SRC	:= $(PU_DIR)/prism_util.c

@@ -192,20 +192,32 @@ static void generated(void)
 	       "a tiny state budget makes the search give up, not pass");
 }
 
-/* Load a history file holding text; its operations in *ops, their count returned. */
-static int load_text(const char *text, struct lc_op **ops, size_t *n)
+/* A new file in /tmp holding text, its name in path; 0 or -errno. */
+static int tmp_file(const char *text, char path[static 26])
 {
-	char path[] = "/tmp/lincheck_test.XXXXXX";
-	size_t cap = 0;
-	int fd = mkstemp(path), err;
-	FILE *f = fd < 0 ? NULL : fdopen(fd, "w");
+	int fd;
+	FILE *f;
 
+	strcpy(path, "/tmp/lincheck_test.XXXXXX");
+	fd = mkstemp(path);
+	f = fd < 0 ? NULL : fdopen(fd, "w");
 	if (!f)
 		return -errno;
 	fputs(text, f);
-	fclose(f);
+	return fclose(f) ? -errno : 0;
+}
+
+/* Load a history file holding text; its operations in *ops, their count in *n. */
+static int load_text(const char *text, struct lc_op **ops, size_t *n)
+{
+	char path[26];
+	size_t cap = 0;
+	int err = tmp_file(text, path);
+
 	*ops = NULL;
 	*n = 0;
+	if (err)
+		return err;
 	err = lc_hist_load(path, ops, n, &cap);
 	unlink(path);
 	return err;
@@ -214,16 +226,16 @@ static int load_text(const char *text, struct lc_op **ops, size_t *n)
 /* lc_check_files() on one file holding text: its verdict, its output in out. */
 static int check_text(const char *text, char *out, size_t cap)
 {
-	char path[] = "/tmp/lincheck_test.XXXXXX", *files[] = { path };
-	int fd = mkstemp(path), v;
-	FILE *f = fd < 0 ? NULL : fdopen(fd, "w"), *o = fmemopen(out, cap, "w");
+	char path[26], *files[] = { path };
+	FILE *o;
+	int v;
 
-	if (!f || !o)
+	if (tmp_file(text, path))
 		return -2;
-	fputs(text, f);
-	fclose(f);
-	v = lc_check_files(files, 1, 99, "k", o);
-	fclose(o);
+	o = fmemopen(out, cap, "w");
+	v = o ? lc_check_files(files, 1, 99, "k", o) : -2;
+	if (o)
+		fclose(o);
 	unlink(path);
 	return v;
 }
@@ -298,12 +310,37 @@ static void hist_files(void)
 	   !strcmp(lc_verdict_name(LC_GAVE_UP), "gave-up"), "verdict names");
 }
 
+static void values(void)
+{
+	static unsigned char v[65536];
+	uint64_t id = (7ULL << 40) | 12345;
+
+	lc_value_fill(v, 512, id);
+	ok(lc_value_id(v, 512) == id, "value id round trip");
+	v[300] ^= 1;
+	ok(lc_value_id(v, 512) == LC_VALUE_CORRUPT, "a torn value is detected");
+	lc_value_fill(v, 512, 0);
+	ok(lc_value_id(v, 512) == 0, "all zeroes is the initial value");
+	lc_value_fill(v, 16, 42);
+	ok(lc_value_id(v, 16) == 42, "small blocks work too");
+	lc_value_fill(v, 65536, id);
+	ok(lc_value_id(v, 65536) == id, "64 KiB block round trip");
+	v[65536 - 1] ^= 0x80;
+	ok(lc_value_id(v, 65536) == LC_VALUE_CORRUPT,
+	       "a 64 KiB block torn in its last byte is detected");
+	lc_value_fill(v, 13, id);
+	ok(lc_value_id(v, 13) == id, "a size that is not a multiple of 8 round trips");
+	v[12] ^= 1;
+	ok(lc_value_id(v, 13) == LC_VALUE_CORRUPT, "its tail is checked too");
+}
+
 int main(void)
 {
 	printf("TAP version 13\n");
 	hand_made();
 	generated();
 	hist_files();
+	values();
 	printf("1..%d\n", tap_run);
 	return tap_failed != 0;
 }
