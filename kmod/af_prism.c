@@ -15,6 +15,8 @@
 #include <linux/memcontrol.h>
 #include <net/sock.h>
 #include <net/netns/generic.h>
+#include <net/addrconf.h>
+#include <net/route.h>
 #include "prism_net.h"
 #include "../uapi/linux/prism_netlink.h"
 
@@ -43,20 +45,78 @@ struct prism_net *prism_pernet(struct net *net)
 
 /**
  * prism_frame_psk() - the socket a received frame is for
- * @net: network namespace of @dev
- * @dev: interface the frame came in on
+ * @net: network namespace the frame came in
+ * @src: link address of its sender (prism_link_src()): the interface it
+ *       came in on, or the local address it was sent to
  * @hdr: its PRISM header
  *
  * Context: Caller holds rcu_read_lock().
- * Return: the socket bound to @hdr's destination endpoint on @dev, or NULL.
+ * Return: the socket bound to @hdr's destination endpoint on the link the
+ * frame came by (an Ethernet socket on its interface; a UDP socket bound
+ * to the frame's destination address or to any), or NULL.
  */
 struct prism_sock *prism_frame_psk(struct net *net,
-				   const struct net_device *dev,
+				   const struct prism_paddr *src,
 				   const struct prism_whdr *hdr)
 {
 	struct prism_sock *psk = prism_ep_lookup(net, ntohl(hdr->dst_ep));
+	const struct prism_paddr *l;
 
-	return psk && psk->ifindex == dev->ifindex ? psk : NULL;
+	if (!psk)
+		return NULL;
+	if (src->kind == PRISM_LINK_ETH)
+		return psk->kind == PRISM_ADDR_ETH &&
+		       psk->ifindex == src->ifindex ? psk : NULL;
+	if (psk->kind != PRISM_ADDR_UDP)
+		return NULL;
+	l = &psk->laddr;
+	if (l->kind == PRISM_LINK_NONE)
+		return psk;
+	if (l->kind != src->kind)
+		return NULL;
+	if (l->kind == PRISM_LINK_UDP4)
+		return l->local4 == src->local4 ? psk : NULL;
+	return ipv6_addr_equal(&l->local6, &src->local6) ? psk : NULL;
+}
+
+/**
+ * prism_queue_send() - queue a SEND op's data on the target socket
+ * @psk: target socket
+ * @src: link address of the sender, returned by recvmsg() as msg_name
+ * @src_ep: its endpoint id
+ * @data: the SEND op's inline data
+ * @len: bytes at @data
+ *
+ * The message (&struct prism_msg of kind PRISM_MSG_SEND, then the data) is
+ * charged to the receive buffer of @psk: a full socket refuses the SEND.
+ *
+ * Context: Softirq, from the engine (via the &struct prism_exec_ctx
+ * deliver_send callback), under rcu_read_lock(); allocates with GFP_ATOMIC.
+ * Return: PRISM_S_OK, or PRISM_S_RECV_FULL if out of memory or @psk refused
+ * the message.
+ */
+int prism_queue_send(struct prism_sock *psk, const struct prism_paddr *src,
+		     u32 src_ep, const void *data, u32 len)
+{
+	struct prism_msg *msg;
+	struct sk_buff *skb;
+
+	skb = alloc_skb(sizeof(*msg) + len, GFP_ATOMIC);
+	if (!skb)
+		return PRISM_S_RECV_FULL;
+	msg = skb_put_zero(skb, sizeof(*msg));
+	msg->kind = PRISM_MSG_SEND;
+	msg->len = sizeof(*msg) + len;
+	skb_put_data(skb, data, len);
+	/* recvmsg() tells the kind by sprism_kind. */
+	BUILD_BUG_ON(sizeof(struct sockaddr_prism_udp) > sizeof(skb->cb));
+	prism_paddr_sockaddr(src, src_ep, psk->sk.sk_family, skb->cb);
+	/* Charged to the receive buffer: a full socket refuses the SEND. */
+	if (sock_queue_rcv_skb(&psk->sk, skb) < 0) {
+		kfree_skb(skb);
+		return PRISM_S_RECV_FULL;
+	}
+	return PRISM_S_OK;
 }
 
 /**
@@ -128,30 +188,24 @@ static void prism_sock_destruct(struct sock *sk)
 	mem_cgroup_put(prism_sk(sk)->memcg);
 }
 
-static int prism_bind(struct socket *sock, struct sockaddr *uaddr, int addr_len)
+/* What bind() checks before it takes the socket lock. */
+struct prism_bind_link {
+	u8			kind;
+	int			ifindex;
+	struct prism_paddr	laddr;
+};
+
+/* bind() to an interface: raw Ethernet frames. */
+static int prism_bind_eth(struct net *net, const struct sockaddr_prism *addr,
+			  int addr_len, struct prism_bind_link *b)
 {
-	struct sockaddr_prism *addr = (struct sockaddr_prism *)uaddr;
-	struct sock *sk = sock->sk;
-	struct prism_sock *psk = prism_sk(sk);
-	struct net *net = sock_net(sk);
-	struct prism_net *pn = prism_pernet(net);
 	struct net_device *dev;
-	u32 ep;
 	int err = 0;
 
 	if (addr_len < (int)sizeof(*addr))
 		return -EINVAL;
-	if (addr->sprism_family != family)
-		return -EAFNOSUPPORT;
-	if (addr->sprism_reserved || addr->sprism_ifindex <= 0)
+	if (addr->sprism_ifindex <= 0)
 		return -EINVAL;
-
-	ep = addr->sprism_ep;
-	/* Like ports below 1024: well-known ids are for the privileged. */
-	if (ep && ep < PRISM_EP_PRIVILEGED &&
-	    !ns_capable(net->user_ns, CAP_NET_BIND_SERVICE))
-		return -EACCES;
-
 	rcu_read_lock();
 	dev = dev_get_by_index_rcu(net, addr->sprism_ifindex);
 	/* Frames are Ethernet frames: no tunnels, IPoIB or loopback. */
@@ -160,6 +214,89 @@ static int prism_bind(struct socket *sock, struct sockaddr *uaddr, int addr_len)
 	rcu_read_unlock();
 	if (!dev)
 		return -ENODEV;
+	b->kind = PRISM_ADDR_ETH;
+	b->ifindex = addr->sprism_ifindex;
+	return err;
+}
+
+/* bind() to an IP address or any: UDP. */
+static int prism_bind_udp(struct net *net, const struct sockaddr_prism_udp *addr,
+			  int addr_len, struct prism_bind_link *b)
+{
+	struct prism_paddr *l = &b->laddr;
+	__be32 ip4;
+
+	if (addr_len < (int)sizeof(*addr))
+		return -EINVAL;
+	if (addr->sprism_ifindex ||
+	    (addr->sprism_port && ntohs(addr->sprism_port) != prism_udp_port))
+		return -EINVAL;
+	prism_paddr_zero(l);
+	switch (addr->sprism_ipfamily) {
+	case 0:
+		if (memchr_inv(addr->sprism_ip, 0, sizeof(addr->sprism_ip)))
+			return -EINVAL;
+		break;
+	case AF_INET:
+		memcpy(&ip4, addr->sprism_ip, sizeof(ip4));
+		if (memchr_inv(addr->sprism_ip + 4, 0, 12))
+			return -EINVAL;
+		if (ip4 && inet_addr_type(net, ip4) != RTN_LOCAL)
+			return -EADDRNOTAVAIL;
+		l->kind = ip4 ? PRISM_LINK_UDP4 : PRISM_LINK_NONE;
+		l->local4 = ip4;
+		break;
+	case AF_INET6:
+		memcpy(&l->local6, addr->sprism_ip, sizeof(l->local6));
+		if (ipv6_addr_any(&l->local6))
+			break;
+		if (!IS_ENABLED(CONFIG_IPV6) ||
+		    !ipv6_chk_addr(net, &l->local6, NULL, 0))
+			return -EADDRNOTAVAIL;
+		l->kind = PRISM_LINK_UDP6;
+		break;
+	default:
+		return -EAFNOSUPPORT;
+	}
+	b->kind = PRISM_ADDR_UDP;
+	b->ifindex = 0;
+	/* The namespace's sockets on udp_port, if not open yet. */
+	return prism_udp_open(net);
+}
+
+static int prism_bind(struct socket *sock, struct sockaddr *uaddr, int addr_len)
+{
+	struct sockaddr_prism *addr = (struct sockaddr_prism *)uaddr;
+	struct sock *sk = sock->sk;
+	struct prism_sock *psk = prism_sk(sk);
+	struct net *net = sock_net(sk);
+	struct prism_net *pn = prism_pernet(net);
+	struct prism_bind_link b = {};
+	u32 ep;
+	int err = 0;
+
+	if (addr_len < (int)offsetofend(struct sockaddr_prism, sprism_kind))
+		return -EINVAL;
+	if (addr->sprism_family != family)
+		return -EAFNOSUPPORT;
+
+	if (addr->sprism_kind > PRISM_ADDR_UDP ||
+	    addr_len < (int)(addr->sprism_kind == PRISM_ADDR_UDP ?
+			     sizeof(struct sockaddr_prism_udp) : sizeof(*addr)))
+		return -EINVAL;
+
+	ep = addr->sprism_ep;
+	/* Like ports below 1024: well-known ids are for the privileged. */
+	if (ep && ep < PRISM_EP_PRIVILEGED &&
+	    !ns_capable(net->user_ns, CAP_NET_BIND_SERVICE))
+		return -EACCES;
+
+	/* The link is checked into b, then copied under the socket lock. */
+	if (addr->sprism_kind == PRISM_ADDR_UDP)
+		err = prism_bind_udp(net, (const struct sockaddr_prism_udp *)
+				     uaddr, addr_len, &b);
+	else
+		err = prism_bind_eth(net, addr, addr_len, &b);
 	if (err)
 		return err;
 
@@ -168,8 +305,10 @@ static int prism_bind(struct socket *sock, struct sockaddr *uaddr, int addr_len)
 		err = -EINVAL;
 		goto out;
 	}
-	/* Receivers look at ifindex once the socket is in eps. */
-	psk->ifindex = addr->sprism_ifindex;
+	/* Receivers look at the link once the socket is in eps. */
+	psk->kind = b.kind;
+	psk->ifindex = b.ifindex;
+	psk->laddr = b.laddr;
 	mutex_lock(&pn->ep_mutex);
 	if (!ep) {
 		/* Ephemeral ids: the upper half, handed out cyclically. */
@@ -201,14 +340,28 @@ static int prism_getname(struct socket *sock, struct sockaddr *uaddr, int peer)
 {
 	struct sockaddr_prism *addr = (struct sockaddr_prism *)uaddr;
 	struct prism_sock *psk = prism_sk(sock->sk);
+	struct prism_paddr pa;
 	struct net_device *dev;
+	int len = sizeof(*addr);
 
 	if (peer)
 		return -EOPNOTSUPP;
 	memset(addr, 0, sizeof(*addr));
 	addr->sprism_family = family;
 	lock_sock(sock->sk);
-	if (psk->bound) {
+	if (psk->bound && psk->kind == PRISM_ADDR_UDP) {
+		/* The bound address, and the port it listens on. */
+		pa = psk->laddr;
+		if (pa.kind == PRISM_LINK_UDP4)
+			pa.ip4 = pa.local4;
+		else
+			pa.ip6 = pa.local6;
+		len = prism_paddr_sockaddr(&pa, psk->ep, family, uaddr);
+		if (pa.kind == PRISM_LINK_NONE)
+			((struct sockaddr_prism_udp *)uaddr)->sprism_ipfamily = 0;
+		((struct sockaddr_prism_udp *)uaddr)->sprism_port =
+			htons(prism_udp_port);
+	} else if (psk->bound) {
 		addr->sprism_ifindex = psk->ifindex;
 		addr->sprism_ep = psk->ep;
 		rcu_read_lock();
@@ -218,13 +371,81 @@ static int prism_getname(struct socket *sock, struct sockaddr *uaddr, int peer)
 		rcu_read_unlock();
 	}
 	release_sock(sock->sk);
-	return sizeof(*addr);
+	return len;
+}
+
+/*
+ * The link address and endpoint of a sendmsg() destination, in the kind
+ * of the socket; the caller checked the family and that the socket is
+ * bound.
+ */
+static int prism_dst_addr(struct prism_sock *psk, const void *name, int len,
+			  struct prism_paddr *pa, u32 *ep)
+{
+	const struct sockaddr_prism_udp *su = name;
+	const struct sockaddr_prism *se = name;
+	const struct prism_paddr *l = &psk->laddr;
+
+	if (se->sprism_kind != psk->kind)
+		return se->sprism_kind > PRISM_ADDR_UDP ? -EINVAL : -EAFNOSUPPORT;
+	prism_paddr_zero(pa);
+	if (psk->kind == PRISM_ADDR_ETH) {
+		if (len < (int)sizeof(*se) || !is_valid_ether_addr(se->sprism_mac))
+			return -EINVAL;
+		pa->kind = PRISM_LINK_ETH;
+		pa->ifindex = psk->ifindex;
+		ether_addr_copy(pa->mac, se->sprism_mac);
+		*ep = se->sprism_ep;
+		return *ep ? 0 : -EINVAL;
+	}
+	if (len < (int)sizeof(*su))
+		return -EINVAL;
+	*ep = su->sprism_ep;
+	pa->port = su->sprism_port ?: htons(prism_udp_port);
+	if (su->sprism_ipfamily == AF_INET6 &&
+	    ipv6_addr_v4mapped((const struct in6_addr *)su->sprism_ip)) {
+		/* ::ffff:a.b.c.d is IPv4 a.b.c.d */
+		pa->kind = PRISM_LINK_UDP4;
+		memcpy(&pa->ip4, su->sprism_ip + 12, sizeof(pa->ip4));
+	} else if (su->sprism_ipfamily == AF_INET) {
+		pa->kind = PRISM_LINK_UDP4;
+		memcpy(&pa->ip4, su->sprism_ip, sizeof(pa->ip4));
+		if (memchr_inv(su->sprism_ip + 4, 0, 12))
+			return -EINVAL;
+	} else if (su->sprism_ipfamily == AF_INET6) {
+		pa->kind = PRISM_LINK_UDP6;
+		memcpy(&pa->ip6, su->sprism_ip, sizeof(pa->ip6));
+		if (__ipv6_addr_needs_scope_id(ipv6_addr_type(&pa->ip6))) {
+			/* A link-local address names its interface. */
+			if (su->sprism_ifindex <= 0)
+				return -EINVAL;
+			pa->ifindex = su->sprism_ifindex;
+		}
+	} else {
+		return -EAFNOSUPPORT;
+	}
+	if (pa->kind == PRISM_LINK_UDP4 ?
+	    ipv4_is_multicast(pa->ip4) || ipv4_is_lbcast(pa->ip4) ||
+	    ipv4_is_zeronet(pa->ip4) :
+	    ipv6_addr_any(&pa->ip6) || ipv6_addr_is_multicast(&pa->ip6))
+		return -EINVAL;
+	/* Sent from the bound address: it must be of the target's family. */
+	if (l->kind != PRISM_LINK_NONE && l->kind != pa->kind)
+		return -EAFNOSUPPORT;
+	pa->local4 = 0;
+	if (l->kind == PRISM_LINK_UDP4)
+		pa->local4 = l->local4;
+	else if (l->kind == PRISM_LINK_UDP6)
+		pa->local6 = l->local6;
+	return *ep ? 0 : -EINVAL;
 }
 
 static int prism_sendmsg(struct socket *sock, struct msghdr *msg, size_t len)
 {
 	DECLARE_SOCKADDR(struct sockaddr_prism *, dst, msg->msg_name);
 	struct prism_sock *psk = prism_sk(sock->sk);
+	struct prism_paddr pa;
+	u32 ep;
 	u8 *buf;
 	int err;
 
@@ -239,6 +460,12 @@ static int prism_sendmsg(struct socket *sock, struct msghdr *msg, size_t len)
 		return -EMSGSIZE;
 	if (len < sizeof(struct prism_chain))
 		return -EINVAL;
+	/* Pairs with bind(): the link and ep are set before bound. */
+	if (!smp_load_acquire(&psk->bound))
+		return -ENOTCONN;
+	err = prism_dst_addr(psk, dst, msg->msg_namelen, &pa, &ep);
+	if (err)
+		return err;
 
 	buf = kvmalloc(len, GFP_KERNEL);
 	if (!buf)
@@ -247,7 +474,7 @@ static int prism_sendmsg(struct socket *sock, struct msghdr *msg, size_t len)
 		err = -EFAULT;
 		goto out;
 	}
-	err = prism_client_submit(psk, dst, buf, len);
+	err = prism_client_submit(psk, &pa, ep, buf, len);
 	if (!err)
 		err = len;
 out:
@@ -280,9 +507,12 @@ static int prism_recvmsg(struct socket *sock, struct msghdr *msg, size_t size,
 	if (err)
 		goto out;
 	if (msg->msg_name) {
-		/* The peer's address travels in skb->cb. */
-		memcpy(msg->msg_name, skb->cb, sizeof(struct sockaddr_prism));
-		msg->msg_namelen = sizeof(struct sockaddr_prism);
+		/* The peer's address travels in skb->cb; its kind says its size. */
+		msg->msg_namelen =
+			((struct sockaddr_prism *)skb->cb)->sprism_kind ==
+			PRISM_ADDR_UDP ? sizeof(struct sockaddr_prism_udp) :
+					 sizeof(struct sockaddr_prism);
+		memcpy(msg->msg_name, skb->cb, msg->msg_namelen);
 	}
 	err = (flags & MSG_TRUNC) ? skb->len : copied;
 out:
@@ -686,6 +916,7 @@ static void __net_exit prism_net_exit(struct net *net)
 	/* Sockets hold the netns, so none is left here. */
 	WARN_ON_ONCE(!xa_empty(&pn->eps));
 	xa_destroy(&pn->eps);
+	prism_udp_close(net);
 	prism_proc_exit(net);
 	free_percpu(pn->stats);
 }
@@ -711,6 +942,14 @@ static int __init prism_init(void)
 		       ethertype, ETH_P_802_3_MIN);
 		return -EINVAL;
 	}
+	/* The link layer tells frames of UDP mode by these (link.c). */
+	if (ethertype == ETH_P_IP || ethertype == ETH_P_IPV6) {
+		pr_err("ethertype=0x%04x is IP's\n", ethertype);
+		return -EINVAL;
+	}
+	err = prism_udp_init();
+	if (err)
+		return err;
 	prism_ethertype = ethertype;
 	prism_family_ops.family = family;
 
@@ -733,7 +972,8 @@ static int __init prism_init(void)
 	err = prism_dev_init();
 	if (err)
 		goto err_netlink;
-	pr_info("loaded: family %d, ethertype 0x%04x\n", family, ethertype);
+	pr_info("loaded: family %d, ethertype 0x%04x, udp_port %u\n", family,
+		ethertype, prism_udp_port);
 	return 0;
 
 err_netlink:
@@ -749,6 +989,7 @@ err_proto:
 
 static void __exit prism_exit(void)
 {
+	prism_udp_exit();
 	prism_dev_exit();
 	prism_netlink_exit();
 	sock_unregister(family);
@@ -761,5 +1002,5 @@ static void __exit prism_exit(void)
 module_init(prism_init);
 module_exit(prism_exit);
 MODULE_LICENSE("GPL");
-MODULE_DESCRIPTION("PRISM: rich one-sided remote memory operations over Ethernet");
+MODULE_DESCRIPTION("PRISM: rich one-sided remote memory operations over Ethernet and UDP");
 MODULE_AUTHOR("PRISM for Linux developers");

@@ -166,7 +166,6 @@ u64 prism_ack_floor(struct prism_sock *psk, struct prism_peer *peer)
 
 /**
  * prism_req_skb() - a frame carrying a chain's REQ or SREQ
- * @dev: interface to send it on
  * @req: the chain
  * @gfp: allocation flags
  *
@@ -175,12 +174,11 @@ u64 prism_ack_floor(struct prism_sock *psk, struct prism_peer *peer)
  * Context: Any context @gfp allows.
  * Return: the frame, or NULL if out of memory.
  */
-struct sk_buff *prism_req_skb(struct net_device *dev,
-			      const struct prism_req *req, gfp_t gfp)
+struct sk_buff *prism_req_skb(const struct prism_req *req, gfp_t gfp)
 {
 	struct sk_buff *skb;
 
-	skb = prism_alloc_frame(dev, req->frame_len, gfp);
+	skb = prism_alloc_frame(req->frame_len, gfp);
 	if (skb)
 		skb_put_data(skb, req->frame, req->frame_len);
 	return skb;
@@ -206,7 +204,7 @@ void prism_set_floor(struct prism_req *req, struct sk_buff *skb, u64 floor)
  * prism_req_of_frame() - the chain an answer, segment or grant is for
  * @psk: client socket the frame came to
  * @hdr: the frame's PRISM header
- * @src_mac: its source MAC address
+ * @src: its sender's link address
  * @forged: set when the frame is forged; may be NULL
  *
  * Only the chain's target may answer it, and only with the socket's
@@ -219,7 +217,8 @@ void prism_set_floor(struct prism_req *req, struct sk_buff *skb, u64 floor)
  */
 struct prism_req *prism_req_of_frame(struct prism_sock *psk,
 				     const struct prism_whdr *hdr,
-				     const u8 *src_mac, bool *forged)
+				     const struct prism_paddr *src,
+				     bool *forged)
 {
 	struct prism_req *req = NULL;
 
@@ -230,8 +229,8 @@ struct prism_req *prism_req_of_frame(struct prism_sock *psk,
 		if (req && req->held)
 			req = NULL;
 		if (!req || (req->nops == hdr->nops &&
-			     req->dst.sprism_ep == ntohl(hdr->src_ep) &&
-			     ether_addr_equal(req->dst.sprism_mac, src_mac))) {
+			     req->dst_ep == ntohl(hdr->src_ep) &&
+			     prism_paddr_equal(&req->dst, src))) {
 			if (forged)
 				*forged = false;
 			return req;
@@ -261,10 +260,9 @@ static void prism_req_expired(struct prism_req *req)
 {
 	struct prism_sock *psk = req->psk;
 	struct net *net = sock_net(&psk->sk);
-	struct net_device *dev = NULL;
 	struct sk_buff *skb = NULL;
 	struct sk_buff_head segs;
-	u8 dst_mac[ETH_ALEN];
+	struct prism_paddr to;
 	bool restart = false, kick = false;
 	u8 status = 0;
 	ktime_t now;
@@ -306,7 +304,7 @@ static void prism_req_expired(struct prism_req *req)
 		prism_req_arm(req, now);
 		goto unlock;
 	}
-	trace_prism_chain_retransmit(psk->ep, req->dst.sprism_ep,
+	trace_prism_chain_retransmit(psk->ep, req->dst_ep,
 				     req->id + psk->id_base,
 				     req->nacked ? req->tries : req->tries + 1,
 				     READ_ONCE(req->peer->rtt.rto_us), req->nacked);
@@ -320,21 +318,19 @@ static void prism_req_expired(struct prism_req *req)
 		WRITE_ONCE(req->peer->retransmits, req->peer->retransmits + 1);
 		prism_stat_add(net, psk, PRISM_STAT_RETRANSMITS, 1);
 	}
-	dev = dev_get_by_index_rcu(net, psk->ifindex);
-	if (dev && netif_running(dev)) {
-		/* Part of the answer came: ask for the rest. */
-		if (req->rx_started)
-			skb = prism_req_probe(req, dev);
-		else
-			skb = prism_req_skb(dev, req, GFP_ATOMIC);
-	}
+	/* Part of the answer came: ask for the rest. */
+	if (req->rx_started)
+		skb = prism_req_probe(req);
+	else
+		skb = prism_req_skb(req, GFP_ATOMIC);
 	if (skb) {
 		if (!req->rx_started)
 			prism_set_floor(req, skb,
 					prism_ack_floor(psk, req->peer));
-		ether_addr_copy(dst_mac, req->dst.sprism_mac);
+		/* req may be gone once the lock is dropped. */
+		to = req->dst;
 		if (restart)
-			prism_req_tx_restart(req, dev, &segs);
+			prism_req_tx_restart(req, &segs);
 	}
 	/* Without a frame this try is lost like any other. */
 	req->sent_at = now;
@@ -350,9 +346,9 @@ unlock:
 		/* The SREQ, then the first window (BHs are off: in order). */
 		prism_stat_add(net, psk, PRISM_STAT_SEGS_SENT,
 			       skb_queue_len(&segs));
-		prism_xmit_frame(skb, dev, dst_mac);
+		prism_link_xmit(net, skb, &to);
 		while ((skb = __skb_dequeue(&segs)))
-			prism_xmit_frame(skb, dev, dst_mac);
+			prism_link_xmit(net, skb, &to);
 	}
 	if (kick)
 		prism_cc_kick(psk);
@@ -375,7 +371,9 @@ static void prism_req_timer(struct timer_list *t)
 /**
  * prism_client_submit() - submit a chain given to sendmsg()
  * @psk: client socket
- * @dst: target address (the caller checked its length and family)
+ * @dst: link address of the target (checked by the caller, in the kind
+ *       of @psk's link)
+ * @dst_ep: endpoint id of the target, not 0
  * @ubuf: kernel copy of what userspace wrote: &struct prism_chain, then its
  *        ops (&struct prism_op and inline data)
  * @len: bytes at @ubuf, at least sizeof(struct prism_chain)
@@ -389,11 +387,12 @@ static void prism_req_timer(struct timer_list *t)
  * Context: Process context, may sleep; socket lock not held.
  * Return:
  * * 0: the chain was accepted;
- * * -EINVAL: bad chain header, bad @dst, timeout above PRISM_MAX_TIMEOUT_MS
- *   or malformed ops (prism_chain_encode());
+ * * -EINVAL: bad chain header, timeout above PRISM_MAX_TIMEOUT_MS or
+ *   malformed ops (prism_chain_encode());
  * * -ENOTCONN: @psk is not bound;
- * * -ENETDOWN: the interface of @psk is gone, down, or its MTU cannot hold a
- *   PRISM header;
+ * * -ENETDOWN: the interface of @psk is gone, down, or its MTU (or the
+ *   path MTU to @dst) cannot hold a PRISM header;
+ * * -ENETUNREACH: UDP: no route to @dst;
  * * -EMSGSIZE: the chain or its answer is larger than one frame and the
  *   MTU cannot carry its segments or its ops (SREQ);
  * * -ENOBUFS: the completion would exceed the receive buffer (SO_RCVBUF),
@@ -401,48 +400,43 @@ static void prism_req_timer(struct timer_list *t)
  *   the request id would be PRISM_WINDOW or more above the peer's ack floor;
  * * -ENOMEM: out of memory.
  */
-int prism_client_submit(struct prism_sock *psk, const struct sockaddr_prism *dst,
-			const u8 *ubuf, u32 len)
+int prism_client_submit(struct prism_sock *psk, const struct prism_paddr *dst,
+			u32 dst_ep, const u8 *ubuf, u32 len)
 {
 	const struct prism_chain *chain = (const struct prism_chain *)ubuf;
 	struct net *net = sock_net(&psk->sk);
 	struct sk_buff_head segs;
 	struct prism_whdr *hdr;
-	struct net_device *dev;
 	struct prism_req *req;
 	struct sk_buff *skb;
 	u32 cap, resp_len, timeout;
 	bool req_held = false;
 	u64 floor;
-	int body_len, err;
+	int body_len, err, mtu;
 
 	if (chain->flags || chain->reserved || !chain->nops ||
 	    chain->nops > PRISM_MAX_CHAIN)
 		return -EINVAL;
-	if (dst->sprism_reserved || !dst->sprism_ep ||
-	    !is_valid_ether_addr(dst->sprism_mac))
-		return -EINVAL;
 	timeout = chain->timeout_ms ?: READ_ONCE(psk->timeout_ms);
 	if (timeout > PRISM_MAX_TIMEOUT_MS)
 		return -EINVAL;
-	/* Pairs with bind(): ep and ifindex are set before bound. */
+	/* Pairs with bind(): ep and the link are set before bound. */
 	if (!smp_load_acquire(&psk->bound))
 		return -ENOTCONN;
 
 	__skb_queue_head_init(&segs);
-	dev = dev_get_by_index(net, psk->ifindex);
-	if (!dev)
+	mtu = prism_link_mtu(net, dst);
+	if (mtu < 0)
+		return mtu;
+	if ((u32)mtu <= sizeof(*hdr))
 		return -ENETDOWN;
-	err = -ENETDOWN;
-	if (!netif_running(dev) || dev->mtu <= sizeof(*hdr))
-		goto out_dev;
-	cap = dev->mtu - sizeof(*hdr);
+	cap = mtu - sizeof(*hdr);
 
-	err = -ENOMEM;
 	req = kzalloc(sizeof(*req), GFP_KERNEL_ACCOUNT);
 	if (!req)
-		goto out_dev;
+		return -ENOMEM;
 	req->psk = psk;
+	err = -ENOMEM;
 	req->frame = kmalloc(sizeof(*hdr) + cap, GFP_KERNEL_ACCOUNT);
 	if (!req->frame)
 		goto out_req;
@@ -467,7 +461,7 @@ int prism_client_submit(struct prism_sock *psk, const struct sockaddr_prism *dst
 	}
 	req->frame_len = sizeof(*hdr) + body_len;
 	req->resp_cap = resp_len;
-	err = prism_req_large_init(req, dev, body_len, resp_len, timeout);
+	err = prism_req_large_init(req, mtu, body_len, resp_len, timeout);
 	if (err)
 		goto out_req;
 	err = -ENOMEM;
@@ -490,7 +484,7 @@ int prism_client_submit(struct prism_sock *psk, const struct sockaddr_prism *dst
 		goto out_req;
 	}
 	skb_set_owner_r(req->cskb, &psk->sk);
-	req->peer = prism_peer_get(psk, dst);
+	req->peer = prism_peer_get(psk, dst, dst_ep);
 	if (IS_ERR(req->peer)) {
 		err = PTR_ERR(req->peer);
 		goto out_req;
@@ -504,18 +498,18 @@ int prism_client_submit(struct prism_sock *psk, const struct sockaddr_prism *dst
 	hdr->type = req->tx ? PRISM_T_SREQ : PRISM_T_REQ;
 	hdr->nops = chain->nops;
 	hdr->status = 0;
-	hdr->dst_ep = htonl(dst->sprism_ep);
+	hdr->dst_ep = htonl(dst_ep);
 	hdr->src_ep = htonl(psk->ep);
 	hdr->session = htonl(psk->session);
 	hdr->body_len = htons(req->frame_len - sizeof(*hdr));
 	hdr->delay = 0;
-	skb = prism_req_skb(dev, req, GFP_KERNEL);
+	skb = prism_req_skb(req, GFP_KERNEL);
 	if (!skb)
 		goto out_req;
 
 	req->user_data = chain->user_data;
 	req->dst = *dst;
-	req->dst.sprism_ifindex = psk->ifindex;
+	req->dst_ep = dst_ep;
 	req->tries = 1;
 	req->fine = prism_rto_hrtimer();
 	if (req->fine) {
@@ -556,7 +550,7 @@ int prism_client_submit(struct prism_sock *psk, const struct sockaddr_prism *dst
 		} else {
 			prism_cc_sent(psk, req);
 			if (req->tx)
-				prism_req_tx_first(req, dev, &segs);
+				prism_req_tx_first(req, &segs);
 		}
 		prism_req_arm(req, req->sent_at);
 	}
@@ -571,7 +565,6 @@ int prism_client_submit(struct prism_sock *psk, const struct sockaddr_prism *dst
 		kfree_skb(skb);
 		if (!prism_cc_enabled())
 			prism_cc_kick(psk);
-		dev_put(dev);
 		return 0;
 	}
 	prism_stat_add(net, psk, PRISM_STAT_SEGS_SENT, skb_queue_len(&segs));
@@ -581,11 +574,10 @@ int prism_client_submit(struct prism_sock *psk, const struct sockaddr_prism *dst
 	 * are enabled again) send more before it is queued.
 	 */
 	local_bh_disable();
-	prism_xmit_frame(skb, dev, dst->sprism_mac);
+	prism_link_xmit(net, skb, dst);
 	while ((skb = __skb_dequeue(&segs)))
-		prism_xmit_frame(skb, dev, dst->sprism_mac);
+		prism_link_xmit(net, skb, dst);
 	local_bh_enable();
-	dev_put(dev);
 	return 0;
 
 out_count:
@@ -596,8 +588,6 @@ out_req:
 	kfree(req->frame);
 	prism_req_large_free(req);
 	kfree(req);
-out_dev:
-	dev_put(dev);
 	return err;
 }
 
@@ -608,7 +598,7 @@ out_dev:
  * @skb: the received frame (the caller keeps and frees it)
  * @hdr: PRISM header of the frame, in @skb; version, nops and body_len
  *       checked by the receiver
- * @src_mac: source MAC address of the frame
+ * @src: link address of its sender
  *
  * A response with the socket's session value, the id of an outstanding
  * chain, and the chain's target as its source completes the chain: with the
@@ -621,7 +611,8 @@ out_dev:
  * Context: Softirq (the receive path), under rcu_read_lock().
  */
 void prism_client_response(struct prism_sock *psk, struct sk_buff *skb,
-			   const struct prism_whdr *hdr, const u8 *src_mac)
+			   const struct prism_whdr *hdr,
+			   const struct prism_paddr *src)
 {
 	struct net *net = sock_net(&psk->sk);
 	u32 body_len = ntohs(hdr->body_len);
@@ -633,7 +624,7 @@ void prism_client_response(struct prism_sock *psk, struct sk_buff *skb,
 	if (hdr->status > PRISM_S_MAX)
 		goto drop;
 	xa_lock_bh(&psk->reqs);
-	req = prism_req_of_frame(psk, hdr, src_mac, &forged);
+	req = prism_req_of_frame(psk, hdr, src, &forged);
 	if (!req) {
 		xa_unlock_bh(&psk->reqs);
 		/* Typically the answer to a resent chain that completed. */
@@ -647,8 +638,8 @@ void prism_client_response(struct prism_sock *psk, struct sk_buff *skb,
 		req->nacks++;
 		prism_req_arm(req, ktime_get());
 		prism_cc_nacked(psk, req);
-		trace_prism_chain_nack(PRISM_NACK_RECEIVED, psk->ep, src_mac,
-				       req->dst.sprism_ep,
+		trace_prism_chain_nack(PRISM_NACK_RECEIVED, psk->ep, src,
+				       req->dst_ep,
 				       req->id + psk->id_base,
 				       PRISM_NACK_UNKNOWN);
 		xa_unlock_bh(&psk->reqs);

@@ -25,7 +25,8 @@
  * @nacks: NACKs received
  * @resp_cap: largest valid response body
  * @user_data: of the chain, for its completion
- * @dst: target address
+ * @dst: link address of the target
+ * @dst_ep: endpoint id of the target
  * @deadline: CLOCK_MONOTONIC (ktime_get())
  * @sent_at: last transmission
  * @first_sent: first transmission (tracing)
@@ -60,7 +61,8 @@ struct prism_req {
 	u32			nacks;
 	u32			resp_cap;
 	u64			user_data;
-	struct sockaddr_prism	dst;
+	struct prism_paddr	dst;
+	u32			dst_ep;
 	ktime_t			deadline;
 	ktime_t			sent_at;
 	ktime_t			first_sent;
@@ -85,13 +87,13 @@ struct prism_req {
 /* client.c */
 void prism_req_arm(struct prism_req *req, ktime_t now);
 u64 prism_ack_floor(struct prism_sock *psk, struct prism_peer *peer);
-struct sk_buff *prism_req_skb(struct net_device *dev,
-			      const struct prism_req *req, gfp_t gfp);
+struct sk_buff *prism_req_skb(const struct prism_req *req, gfp_t gfp);
 void prism_set_floor(struct prism_req *req, struct sk_buff *skb, u64 floor);
 void prism_req_unlink(struct prism_sock *psk, struct prism_req *req);
 struct prism_req *prism_req_of_frame(struct prism_sock *psk,
 				     const struct prism_whdr *hdr,
-				     const u8 *src_mac, bool *forged);
+				     const struct prism_paddr *src,
+				     bool *forged);
 void prism_req_finish(struct prism_req *req, u8 status, bool sample,
 		      u32 rtt_us);
 
@@ -111,7 +113,7 @@ void prism_req_fail(struct prism_req *req, u8 status);
 
 /* client_peer.c */
 struct prism_peer *prism_peer_get(struct prism_sock *psk,
-				  const struct sockaddr_prism *dst);
+				  const struct prism_paddr *dst, u32 dst_ep);
 void prism_peer_answered(struct prism_sock *psk, struct prism_peer *p,
 			 bool sent_once, u32 rtt_us);
 void prism_peer_count(struct prism_sock *psk, u64 *counter);
@@ -129,14 +131,12 @@ void prism_cc_answer(struct prism_sock *psk, struct prism_peer *peer,
 		     u32 rtt_us, ktime_t now);
 
 /* client_seg.c */
-int prism_req_large_init(struct prism_req *req, struct net_device *dev,
-			 u32 body_len, u32 resp_len, u32 timeout_ms);
+int prism_req_large_init(struct prism_req *req, u32 mtu, u32 body_len,
+			 u32 resp_len, u32 timeout_ms);
 void prism_req_large_free(struct prism_req *req);
-void prism_req_tx_first(struct prism_req *req, struct net_device *dev,
-			struct sk_buff_head *out);
-void prism_req_tx_restart(struct prism_req *req, struct net_device *dev,
-			  struct sk_buff_head *out);
-struct sk_buff *prism_req_probe(struct prism_req *req, struct net_device *dev);
+void prism_req_tx_first(struct prism_req *req, struct sk_buff_head *out);
+void prism_req_tx_restart(struct prism_req *req, struct sk_buff_head *out);
+struct sk_buff *prism_req_probe(struct prism_req *req);
 bool prism_req_stalled(const struct prism_req *req, unsigned long rto);
 bool prism_req_rx_whole(struct prism_req *req, const struct sk_buff *skb,
 			u32 len);

@@ -5,7 +5,6 @@
  * windows of cc.c, the chains held for them and their release (under the
  * reqs lock).  See the top of client.c for how chains use them.
  */
-#include <linux/etherdevice.h>
 #include <linux/jhash.h>
 #include <linux/slab.h>
 #include "client.h"
@@ -13,27 +12,23 @@
 /* ---------------------------------------------------------------------------
  * Peers: RTT estimation and counters per target endpoint.
  */
-static u32 prism_peer_key(const u8 *mac, u32 ep)
-{
-	return jhash(mac, ETH_ALEN, ep);
-}
-
 /**
  * prism_peer_find() - look up what a socket knows of a target endpoint
  * @psk: client socket
- * @mac: MAC address of the target
+ * @addr: link address of the target
  * @ep: endpoint id of the target
  *
  * Context: Caller holds @psk->peer_lock.
- * Return: the peer, or NULL if @psk has not sent a chain to (@mac, @ep).
+ * Return: the peer, or NULL if @psk has not sent a chain to (@addr, @ep).
  */
-struct prism_peer *prism_peer_find(struct prism_sock *psk, const u8 *mac,
-				   u32 ep)
+struct prism_peer *prism_peer_find(struct prism_sock *psk,
+				   const struct prism_paddr *addr, u32 ep)
 {
 	struct prism_peer *p;
 
-	hash_for_each_possible(psk->peers, p, node, prism_peer_key(mac, ep))
-		if (p->ep == ep && ether_addr_equal(p->mac, mac))
+	hash_for_each_possible(psk->peers, p, node,
+			       prism_paddr_hash(addr, ep))
+		if (p->ep == ep && prism_paddr_equal(&p->addr, addr))
 			return p;
 	return NULL;
 }
@@ -41,7 +36,8 @@ struct prism_peer *prism_peer_find(struct prism_sock *psk, const u8 *mac,
 /**
  * prism_peer_get() - what a socket knows of a chain's target
  * @psk: client socket
- * @dst: the target's address
+ * @dst: the target's link address
+ * @dst_ep: the target's endpoint id
  *
  * Created on first use (charged to the socket's memory cgroup), with the
  * initial RTO and congestion window.
@@ -51,13 +47,13 @@ struct prism_peer *prism_peer_find(struct prism_sock *psk, const u8 *mac,
  * already, ERR_PTR(-ENOMEM) when out of memory.
  */
 struct prism_peer *prism_peer_get(struct prism_sock *psk,
-				  const struct sockaddr_prism *dst)
+				  const struct prism_paddr *dst, u32 dst_ep)
 {
-	u32 key = prism_peer_key(dst->sprism_mac, dst->sprism_ep);
+	u32 key = prism_paddr_hash(dst, dst_ep);
 	struct prism_peer *p;
 
 	spin_lock_bh(&psk->peer_lock);
-	p = prism_peer_find(psk, dst->sprism_mac, dst->sprism_ep);
+	p = prism_peer_find(psk, dst, dst_ep);
 	if (p)
 		goto out;
 	/* Like IP_ADD_MEMBERSHIP past its limit: no room for one more. */
@@ -69,8 +65,8 @@ struct prism_peer *prism_peer_get(struct prism_sock *psk,
 		p = ERR_PTR(-ENOMEM);
 		goto out;
 	}
-	ether_addr_copy(p->mac, dst->sprism_mac);
-	p->ep = dst->sprism_ep;
+	p->addr = *dst;
+	p->ep = dst_ep;
 	INIT_LIST_HEAD(&p->reqs);
 	p->rtt.rto_us = PRISM_RTO_INIT_US;
 	prism_cc_init(&p->cc);
@@ -294,12 +290,11 @@ void prism_cc_nacked(struct prism_sock *psk, struct prism_req *req)
 
 /*
  * Send a held chain: its frame (and, for a multi-frame request, its first
- * window) go to out with the destination MAC address in skb->cb.  Without
- * dev or memory for the frame, its first try is lost like any other and
+ * window) go to out with the destination's link address in skb->cb.
+ * Without memory for the frame, its first try is lost like any other and
  * the timer resends.
  */
 static void prism_req_send_held(struct prism_sock *psk, struct prism_req *req,
-				struct net_device *dev,
 				struct sk_buff_head *out)
 {
 	struct sk_buff_head segs;
@@ -311,18 +306,19 @@ static void prism_req_send_held(struct prism_sock *psk, struct prism_req *req,
 	req->sent_at = ktime_get();
 	req->first_sent = req->sent_at;
 	prism_req_arm(req, req->sent_at);
-	skb = dev ? prism_req_skb(dev, req, GFP_ATOMIC) : NULL;
+	skb = prism_req_skb(req, GFP_ATOMIC);
 	if (!skb)
 		return;
 	prism_set_floor(req, skb, prism_ack_floor(psk, req->peer));
 	if (req->tx) {
-		prism_req_tx_first(req, dev, &segs);
+		prism_req_tx_first(req, &segs);
 		prism_stat_add(sock_net(&psk->sk), psk, PRISM_STAT_SEGS_SENT,
 			       skb_queue_len(&segs));
 	}
 	__skb_queue_head(&segs, skb);
+	BUILD_BUG_ON(sizeof(req->dst) > sizeof(skb->cb));
 	skb_queue_walk(&segs, skb)
-		memcpy(skb->cb, req->dst.sprism_mac, ETH_ALEN);
+		memcpy(skb->cb, &req->dst, sizeof(req->dst));
 	skb_queue_splice_tail_init(&segs, out);
 }
 
@@ -331,8 +327,7 @@ static void prism_req_send_held(struct prism_sock *psk, struct prism_req *req,
  * visiting at most PRISM_CC_VISITS peers.
  */
 #define PRISM_CC_VISITS	256
-static void prism_cc_release(struct prism_sock *psk, struct net_device *dev,
-			     struct sk_buff_head *out)
+static void prism_cc_release(struct prism_sock *psk, struct sk_buff_head *out)
 {
 	bool on = prism_cc_enabled();
 	unsigned int visits, closed = 0;
@@ -354,7 +349,7 @@ static void prism_cc_release(struct prism_sock *psk, struct net_device *dev,
 					    list_first_entry(&peer->held,
 							     struct prism_req,
 							     held_node),
-					    dev, out);
+					    out);
 		}
 		/* Its turn is over (it may have left the list). */
 		if (!list_empty(&peer->ready_node))
@@ -374,29 +369,23 @@ static void prism_cc_release(struct prism_sock *psk, struct net_device *dev,
  */
 void prism_cc_kick(struct prism_sock *psk)
 {
-	struct net_device *dev;
 	struct sk_buff_head out;
+	struct prism_paddr to;
 	struct sk_buff *skb;
-	u8 mac[ETH_ALEN];
 
 	if (!READ_ONCE(psk->nheld))
 		return;
 	__skb_queue_head_init(&out);
-	rcu_read_lock();
-	dev = dev_get_by_index_rcu(sock_net(&psk->sk), psk->ifindex);
-	if (dev && !netif_running(dev))
-		dev = NULL;
 	/* As in prism_client_submit(): no grant before a window is queued. */
 	local_bh_disable();
 	xa_lock(&psk->reqs);
-	prism_cc_release(psk, dev, &out);
+	prism_cc_release(psk, &out);
 	xa_unlock(&psk->reqs);
 	while ((skb = __skb_dequeue(&out))) {
-		memcpy(mac, skb->cb, ETH_ALEN);
-		prism_xmit_frame(skb, dev, mac);
+		memcpy(&to, skb->cb, sizeof(to));
+		prism_link_xmit(sock_net(&psk->sk), skb, &to);
 	}
 	local_bh_enable();
-	rcu_read_unlock();
 }
 
 /**

@@ -23,7 +23,6 @@
  * Everything here runs under the reqs lock of the socket, like the rest of
  * the state of an outstanding chain.
  */
-#include <linux/etherdevice.h>
 #include <linux/slab.h>
 #include "client.h"
 
@@ -69,7 +68,7 @@ static void prism_req_reasm_count(struct prism_req *req, int sign)
  * prism_req_large_init() - set up a chain or answer larger than one frame
  * @req: chain being submitted: nops and frame_len set; @req->body holds
  *       its body if it does not fit in @req->frame
- * @dev: interface it goes out on
+ * @mtu: bytes of PRISM header and body a frame to its target carries
  * @body_len: bytes of its request body
  * @resp_len: bytes of its largest answer body
  * @timeout_ms: the chain's timeout
@@ -80,14 +79,14 @@ static void prism_req_reasm_count(struct prism_req *req, int sign)
  * @req->psk.
  *
  * Context: Process context, may sleep.
- * Return: 0, -EMSGSIZE if @dev cannot carry segments or the SREQ, or
+ * Return: 0, -EMSGSIZE if @mtu cannot carry segments or the SREQ, or
  * -ENOMEM.
  */
-int prism_req_large_init(struct prism_req *req, struct net_device *dev,
-			 u32 body_len, u32 resp_len, u32 timeout_ms)
+int prism_req_large_init(struct prism_req *req, u32 mtu, u32 body_len,
+			 u32 resp_len, u32 timeout_ms)
 {
-	u32 cap = dev->mtu - sizeof(struct prism_whdr);
-	u32 seg_size = prism_seg_size(dev), n;
+	u32 cap = mtu - sizeof(struct prism_whdr);
+	u32 seg_size = prism_seg_size(mtu), n;
 	int err;
 
 	if ((req->body || resp_len > cap) && seg_size < PRISM_SEG_MIN)
@@ -166,16 +165,15 @@ bool prism_req_stalled(const struct prism_req *req, unsigned long rto)
 }
 
 /* Segments todo[0..n) of req's request into out. */
-static void prism_req_tx_frames(struct prism_req *req, struct net_device *dev,
-				const u32 *todo, u32 n,
-				struct sk_buff_head *out)
+static void prism_req_tx_frames(struct prism_req *req, const u32 *todo,
+				u32 n, struct sk_buff_head *out)
 {
 	const struct prism_whdr *tmpl = (const struct prism_whdr *)req->frame;
 	struct sk_buff *skb;
 	u32 i;
 
 	for (i = 0; i < n; i++) {
-		skb = prism_seg_frame(dev, tmpl, PRISM_SEG_REQ, req->tx,
+		skb = prism_seg_frame(tmpl, PRISM_SEG_REQ, req->tx,
 				      req->body, todo[i]);
 		if (skb)
 			__skb_queue_tail(out, skb);
@@ -185,26 +183,23 @@ static void prism_req_tx_frames(struct prism_req *req, struct net_device *dev,
 /**
  * prism_req_tx_first() - the first window of a multi-frame request
  * @req: the chain, just published with its request id
- * @dev: interface it goes out on
  * @out: receives the frames, to send after the SREQ
  *
  * Context: Reqs lock held.
  */
-void prism_req_tx_first(struct prism_req *req, struct net_device *dev,
-			struct sk_buff_head *out)
+void prism_req_tx_first(struct prism_req *req, struct sk_buff_head *out)
 {
 	u32 todo[PRISM_SEG_BURST], n, resent = 0;
 
 	n = prism_seg_tx_pick(req->tx, false, 0, todo, ARRAY_SIZE(todo),
 			      &resent);
-	prism_req_tx_frames(req, dev, todo, n, out);
+	prism_req_tx_frames(req, todo, n, out);
 }
 
 /**
  * prism_req_tx_restart() - send a NACKed multi-frame request from the start
  * @req: the chain: the target NACKed its SREQ (no reassembly) or the chain
  *       once reassembled (its reassembly was freed)
- * @dev: interface it goes out on
  * @out: receives the frames of the first window, to send after the SREQ
  *
  * Nothing the target had acknowledged is kept; the reorder threshold
@@ -212,16 +207,14 @@ void prism_req_tx_first(struct prism_req *req, struct net_device *dev,
  *
  * Context: Reqs lock held (the chain's timer).
  */
-void prism_req_tx_restart(struct prism_req *req, struct net_device *dev,
-			  struct sk_buff_head *out)
+void prism_req_tx_restart(struct prism_req *req, struct sk_buff_head *out)
 {
 	prism_seg_tx_restart(req->tx);
-	prism_req_tx_first(req, dev, out);
+	prism_req_tx_first(req, out);
 }
 
 /* A grant of what req has of its answer. */
-static struct sk_buff *prism_req_grant(struct prism_req *req,
-				       struct net_device *dev, u8 flags)
+static struct sk_buff *prism_req_grant(struct prism_req *req, u8 flags)
 {
 	struct prism_whdr tmpl = *(const struct prism_whdr *)req->frame;
 	struct prism_grant g;
@@ -229,21 +222,20 @@ static struct sk_buff *prism_req_grant(struct prism_req *req,
 	prism_seg_rx_grant(req->rx, flags, &g);
 	prism_stat_add(sock_net(&req->psk->sk), req->psk,
 		       PRISM_STAT_GRANTS_SENT, 1);
-	return prism_grant_frame(dev, &tmpl, PRISM_SEG_RESP,
+	return prism_grant_frame(&tmpl, PRISM_SEG_RESP,
 				 req->rx->msg_len, &g);
 }
 
 /**
  * prism_req_probe() - ask the target for the missing part of an answer
  * @req: the chain, whose answer started to arrive
- * @dev: interface it goes out on
  *
  * Context: Reqs lock held (the chain's timer).
  * Return: a probe grant frame, or NULL if out of memory.
  */
-struct sk_buff *prism_req_probe(struct prism_req *req, struct net_device *dev)
+struct sk_buff *prism_req_probe(struct prism_req *req)
 {
-	return prism_req_grant(req, dev, PRISM_GRANT_PROBE);
+	return prism_req_grant(req, PRISM_GRANT_PROBE);
 }
 
 /*
@@ -344,7 +336,7 @@ static bool prism_req_rx_start(struct prism_req *req,
  *       keeps and frees it)
  * @hdr: its PRISM header (type PRISM_T_SEG, a &struct prism_wseg of
  *       direction PRISM_SEG_RESP in its body: checked by the receiver)
- * @src_mac: source MAC address of the frame
+ * @src: link address of its sender
  *
  * Stores the segment in place in the chain's completion; the last one
  * completes the chain.  A segment for no chain, a duplicate or one that
@@ -353,12 +345,12 @@ static bool prism_req_rx_start(struct prism_req *req,
  * Context: Softirq (the receive path), under rcu_read_lock().
  */
 void prism_client_seg(struct prism_sock *psk, struct sk_buff *skb,
-		      const struct prism_whdr *hdr, const u8 *src_mac)
+		      const struct prism_whdr *hdr,
+		      const struct prism_paddr *src)
 {
 	const struct prism_wseg *ws = (const struct prism_wseg *)(hdr + 1);
 	u32 len = ntohs(hdr->body_len) - sizeof(*ws), off = ntohl(ws->offset);
 	struct net *net = sock_net(&psk->sk);
-	struct net_device *dev = skb->dev;
 	struct sk_buff *gskb = NULL;
 	struct prism_req *req;
 	bool done = false;
@@ -366,7 +358,7 @@ void prism_client_seg(struct prism_sock *psk, struct sk_buff *skb,
 	int ret;
 
 	xa_lock_bh(&psk->reqs);
-	req = prism_req_of_frame(psk, hdr, src_mac, NULL);
+	req = prism_req_of_frame(psk, hdr, src, NULL);
 	ret = -EINVAL;
 	if (req && req->rx && !ws->reserved && !ws->timeout_ms &&
 	    (req->rx_started || prism_req_rx_start(req, hdr, ws)) &&
@@ -382,7 +374,7 @@ void prism_client_seg(struct prism_sock *psk, struct sk_buff *skb,
 	prism_req_rx_store(req, off, skb, sizeof(*hdr) + sizeof(*ws), len);
 	prism_req_progress(req);
 	if (prism_seg_rx_mark(req->rx, idx))
-		gskb = prism_req_grant(req, dev, 0);
+		gskb = prism_req_grant(req, 0);
 	if (req->rx->count == req->rx->nsegs) {
 		done = prism_req_rx_finish(req, req->rx->msg_len);
 		if (done) {
@@ -396,7 +388,7 @@ void prism_client_seg(struct prism_sock *psk, struct sk_buff *skb,
 	xa_unlock_bh(&psk->reqs);
 	prism_stat_add(net, psk, PRISM_STAT_SEGS_RECEIVED, 1);
 	if (gskb)
-		prism_xmit_frame(gskb, dev, src_mac);
+		prism_link_xmit(net, gskb, src);
 	if (done)
 		prism_req_finish(req, PRISM_S_OK, false, 0);
 }
@@ -407,7 +399,7 @@ void prism_client_seg(struct prism_sock *psk, struct sk_buff *skb,
  * @skb: the received frame (the caller keeps and frees it)
  * @hdr: its PRISM header (type PRISM_T_GRANT, a &struct prism_wgrant of
  *       direction PRISM_SEG_REQ as its body: checked by the receiver)
- * @src_mac: source MAC address of the frame
+ * @src: link address of its sender
  *
  * Sends the segments the grant asks for: those reported missing and new
  * ones up to its limit.
@@ -415,12 +407,12 @@ void prism_client_seg(struct prism_sock *psk, struct sk_buff *skb,
  * Context: Softirq (the receive path), under rcu_read_lock().
  */
 void prism_client_grant(struct prism_sock *psk, struct sk_buff *skb,
-			const struct prism_whdr *hdr, const u8 *src_mac)
+			const struct prism_whdr *hdr,
+			const struct prism_paddr *src)
 {
 	const struct prism_wgrant *wg = (const struct prism_wgrant *)(hdr + 1);
 	u32 todo[PRISM_SEG_BURST], n = 0, hi, resent = 0;
 	struct net *net = sock_net(&psk->sk);
-	struct net_device *dev;
 	struct sk_buff_head out;
 	struct prism_req *req;
 	struct prism_grant g;
@@ -429,10 +421,9 @@ void prism_client_grant(struct prism_sock *psk, struct sk_buff *skb,
 	__skb_queue_head_init(&out);
 	if (prism_grant_decode(wg, &g))
 		goto drop;
-	dev = dev_get_by_index_rcu(net, psk->ifindex);
 	xa_lock_bh(&psk->reqs);
-	req = prism_req_of_frame(psk, hdr, src_mac, NULL);
-	if (!req || !req->tx || !dev || ntohl(wg->msg_len) != req->tx->msg_len ||
+	req = prism_req_of_frame(psk, hdr, src, NULL);
+	if (!req || !req->tx || ntohl(wg->msg_len) != req->tx->msg_len ||
 	    prism_seg_tx_ack(req->tx, &g, &hi)) {
 		xa_unlock_bh(&psk->reqs);
 		goto drop;
@@ -442,12 +433,12 @@ void prism_client_grant(struct prism_sock *psk, struct sk_buff *skb,
 		WRITE_ONCE(req->peer->seg_reorder, req->tx->reorder);
 	n = prism_seg_tx_pick(req->tx, g.flags & PRISM_GRANT_PROBE, hi, todo,
 			      ARRAY_SIZE(todo), &resent);
-	prism_req_tx_frames(req, dev, todo, n, &out);
+	prism_req_tx_frames(req, todo, n, &out);
 	xa_unlock_bh(&psk->reqs);
 	prism_stat_add(net, psk, PRISM_STAT_SEGS_SENT, n);
 	prism_stat_add(net, psk, PRISM_STAT_SEGS_RESENT, resent);
 	while ((seg = __skb_dequeue(&out)))
-		prism_xmit_frame(seg, dev, src_mac);
+		prism_link_xmit(net, seg, src);
 	return;
 drop:
 	prism_stat_add(net, psk, PRISM_STAT_RX_DROPPED, 1);

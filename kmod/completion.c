@@ -264,11 +264,12 @@ void prism_req_deliver(struct prism_req *req, u8 status)
 	struct prism_msg *msg = (struct prism_msg *)skb->data;
 
 	msg->status = status;
-	memcpy(skb->cb, &req->dst, sizeof(req->dst));
+	/* recvmsg() names the target; its kind says the size. */
+	prism_paddr_sockaddr(&req->dst, req->dst_ep, sk->sk_family, skb->cb);
 	req->cskb = NULL;
 
-	trace_prism_chain_complete(psk->ep, req->dst.sprism_mac,
-				   req->dst.sprism_ep, req->id + psk->id_base,
+	trace_prism_chain_complete(psk->ep, &req->dst,
+				   req->dst_ep, req->id + psk->id_base,
 				   status, req->first_sent, req->tries,
 				   req->nacks);
 	prism_stat_add(sock_net(sk), psk, PRISM_STAT_CHAINS_COMPLETED, 1);

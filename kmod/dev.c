@@ -1,267 +1,81 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * PRISM frames on Ethernet: receive (softirq), transmit, delivery of SEND
- * data to sockets, and reacting to interfaces going away.
+ * PRISM frames on raw Ethernet (link.h): receive (softirq), transmit, the
+ * MTU, and reacting to interfaces going away.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
 #include <linux/netdevice.h>
 #include <linux/etherdevice.h>
 #include <linux/skbuff.h>
-#include <linux/pkt_sched.h>
-#include <net/busy_poll.h>
 #include "prism_net.h"
-#include "seg.h"
+#include "link.h"
 #include "steer.h"
 
 /**
- * prism_alloc_frame() - allocate an skb for a PRISM frame
- * @dev: interface the frame will be sent on (headroom and tailroom)
- * @len: bytes of PRISM header and body the caller will put
- * @gfp: allocation flags
- *
- * The skb is empty, with room reserved for the link-layer header; send it
- * with prism_xmit_frame().
- *
- * Context: Any context @gfp allows.
- * Return: the skb, or NULL if out of memory.
- */
-struct sk_buff *prism_alloc_frame(struct net_device *dev, u32 len, gfp_t gfp)
-{
-	unsigned int hlen = LL_RESERVED_SPACE(dev);
-	struct sk_buff *skb;
-
-	skb = alloc_skb(hlen + len + dev->needed_tailroom, gfp);
-	if (!skb)
-		return NULL;
-	skb_reserve(skb, hlen);
-	skb_reset_network_header(skb);
-	return skb;
-}
-
-/**
- * prism_xmit_frame() - send a PRISM frame
+ * prism_eth_xmit() - send a PRISM frame in an Ethernet frame
+ * @net: network namespace of the interface
  * @skb: frame whose data is a complete PRISM header and body; consumed
- * @dev: interface to send it on
- * @dst_mac: destination MAC address
+ * @to: the peer: interface and MAC address
  *
- * Adds the Ethernet header and queues the frame on @dev, at skb->priority
- * (0 unless the caller set it).  A frame whose link-layer header cannot be
- * built is dropped silently.
+ * Adds the Ethernet header and queues the frame on the interface.  A frame
+ * whose interface is gone or down, or whose link-layer header cannot be
+ * built, is dropped (tx_dropped).
  *
- * Context: Process context or softirq; the caller keeps @dev alive (a
- * reference or rcu_read_lock()).
+ * Context: Process context or softirq (prism_link_xmit()).
  */
-void prism_xmit_frame(struct sk_buff *skb, struct net_device *dev,
-		      const u8 *dst_mac)
+void prism_eth_xmit(struct net *net, struct sk_buff *skb,
+		    const struct prism_paddr *to)
 {
+	struct net_device *dev;
+
+	rcu_read_lock();
+	dev = dev_get_by_index_rcu(net, to->ifindex);
+	if (!dev || !netif_running(dev) ||
+	    skb_cow_head(skb, LL_RESERVED_SPACE(dev)))
+		goto drop;
 	skb->dev = dev;
 	skb->protocol = htons(prism_ethertype);
-	if (dev_hard_header(skb, dev, prism_ethertype, dst_mac, dev->dev_addr,
-			    skb->len) < 0) {
-		kfree_skb(skb);
-		return;
-	}
+	if (dev_hard_header(skb, dev, prism_ethertype, to->mac, dev->dev_addr,
+			    skb->len) < 0)
+		goto drop;
 	dev_queue_xmit(skb);
-}
-
-/**
- * prism_stamp_age_us() - how long ago the stack stamped a received frame
- * @stamp: skb->tstamp of the frame (CLOCK_REALTIME, set on arrival in the
- *         receive queue when receive timestamps are on: module parameter
- *         cc_stamp, or any SO_TIMESTAMP user)
- *
- * Context: Any context.
- * Return: microseconds, at most 65535; 0 if @stamp is unset (then the
- * clock is not read) or not within the last second (a clock step).
- */
-u32 prism_stamp_age_us(ktime_t stamp)
-{
-	s64 us;
-
-	if (!stamp)
-		return 0;
-	us = ktime_us_delta(ktime_get_real(), stamp);
-	if (us < 0 || us >= USEC_PER_SEC)
-		return 0;
-	return min_t(s64, us, U16_MAX);
-}
-
-/**
- * prism_queue_send() - queue a SEND op's data on the target socket
- * @psk: target socket
- * @src: address of the sender, returned by recvmsg() as msg_name
- * @data: the SEND op's inline data
- * @len: bytes at @data
- *
- * The message (&struct prism_msg of kind PRISM_MSG_SEND, then the data) is
- * charged to the receive buffer of @psk: a full socket refuses the SEND.
- *
- * Context: Softirq, from the engine (via the &struct prism_exec_ctx
- * deliver_send callback), under rcu_read_lock(); allocates with GFP_ATOMIC.
- * Return: PRISM_S_OK, or PRISM_S_RECV_FULL if out of memory or @psk refused
- * the message.
- */
-int prism_queue_send(struct prism_sock *psk, const struct sockaddr_prism *src,
-		     const void *data, u32 len)
-{
-	struct prism_msg *msg;
-	struct sk_buff *skb;
-
-	skb = alloc_skb(sizeof(*msg) + len, GFP_ATOMIC);
-	if (!skb)
-		return PRISM_S_RECV_FULL;
-	msg = skb_put_zero(skb, sizeof(*msg));
-	msg->kind = PRISM_MSG_SEND;
-	msg->len = sizeof(*msg) + len;
-	skb_put_data(skb, data, len);
-	BUILD_BUG_ON(sizeof(*src) > sizeof(skb->cb));
-	memcpy(skb->cb, src, sizeof(*src));
-	/* Charged to the receive buffer: a full socket refuses the SEND. */
-	if (sock_queue_rcv_skb(&psk->sk, skb) < 0) {
-		kfree_skb(skb);
-		return PRISM_S_RECV_FULL;
-	}
-	return PRISM_S_OK;
-}
-
-/*
- * Hand a frame to the target or client side by its type and, for segments
- * and grants, the direction of their message.  -EINVAL: dropped here.
- */
-static int prism_dispatch(struct net *net, struct sk_buff *skb,
-			  const struct prism_whdr *hdr, const u8 *src_mac)
-{
-	u32 body_len = ntohs(hdr->body_len);
-	struct prism_sock *psk;
-	u8 dir = 0;
-
-	switch (hdr->type) {
-	case PRISM_T_REQ:
-	case PRISM_T_SREQ:
-		if (hdr->status || hdr->delay)
-			return -EINVAL;
-		if (hdr->type == PRISM_T_REQ)
-			prism_serve_request(net, skb, hdr, src_mac);
-		else
-			prism_serve_sreq(net, skb, hdr, src_mac);
-		return 0;
-	case PRISM_T_SEG:
-		if (body_len < sizeof(struct prism_wseg) || hdr->delay)
-			return -EINVAL;
-		dir = ((const struct prism_wseg *)(hdr + 1))->dir;
-		break;
-	case PRISM_T_GRANT:
-		if (body_len != sizeof(struct prism_wgrant) || hdr->status ||
-		    hdr->delay)
-			return -EINVAL;
-		dir = ((const struct prism_wgrant *)(hdr + 1))->dir;
-		break;
-	case PRISM_T_RESP:
-		break;
-	default:
-		return -EINVAL;
-	}
-	/* To the target: segments of requests, grants for answers. */
-	if ((hdr->type == PRISM_T_SEG && dir == PRISM_SEG_REQ) ||
-	    (hdr->type == PRISM_T_GRANT && dir == PRISM_SEG_RESP)) {
-		if (hdr->type == PRISM_T_SEG)
-			prism_serve_seg(net, skb, hdr, src_mac);
-		else
-			prism_serve_grant(net, skb, hdr, src_mac);
-		return 0;
-	}
-	if (hdr->type != PRISM_T_RESP && dir != PRISM_SEG_REQ &&
-	    dir != PRISM_SEG_RESP)
-		return -EINVAL;
-	psk = prism_frame_psk(net, skb->dev, hdr);
-	if (!psk)
-		return -EINVAL;
-	/* What a receive with SO_BUSY_POLL set polls (skb_recv_datagram()). */
-	sk_mark_napi_id(&psk->sk, skb);
-	if (hdr->type == PRISM_T_RESP)
-		prism_client_response(psk, skb, hdr, src_mac);
-	else if (hdr->type == PRISM_T_SEG)
-		prism_client_seg(psk, skb, hdr, src_mac);
-	else
-		prism_client_grant(psk, skb, hdr, src_mac);
-	return 0;
-}
-
-static int prism_rcv_drop(struct net *net, struct sk_buff *skb)
-{
-	prism_stat_add(net, NULL, PRISM_STAT_RX_DROPPED, 1);
-	kfree_skb(skb);
-	return NET_RX_DROP;
-}
-
-/**
- * prism_rcv_finish() - hand a validated frame to the target or client side
- * @skb: frame checked by prism_rcv(): PRISM header and body in the linear
- *       part (a segment's payload may lie in fragments); consumed
- *
- * Context: Softirq, on the CPU that received the frame or, when steered,
- * on the CPU of its session (steer.c).
- * Return: NET_RX_SUCCESS, or NET_RX_DROP if the frame was dropped.
- */
-int prism_rcv_finish(struct sk_buff *skb)
-{
-	const struct prism_whdr *hdr = (const struct prism_whdr *)skb->data;
-	struct net *net = dev_net(skb->dev);
-	u8 src_mac[ETH_ALEN];
-	int err;
-
-	ether_addr_copy(src_mac, eth_hdr(skb)->h_source);
-	rcu_read_lock();
-	err = prism_dispatch(net, skb, hdr, src_mac);
 	rcu_read_unlock();
-	if (err)
-		return prism_rcv_drop(net, skb);
-	consume_skb(skb);
-	return NET_RX_SUCCESS;
+	return;
+drop:
+	rcu_read_unlock();
+	prism_stat_add(net, NULL, PRISM_STAT_TX_DROPPED, 1);
+	kfree_skb(skb);
+}
+
+/**
+ * prism_eth_mtu() - the largest PRISM frame an interface carries
+ * @net: network namespace of the interface
+ * @to: the peer: its interface
+ *
+ * Context: Process context or softirq.
+ * Return: the interface MTU, or -ENETDOWN if it is gone or down.
+ */
+int prism_eth_mtu(struct net *net, const struct prism_paddr *to)
+{
+	struct net_device *dev;
+	int mtu = -ENETDOWN;
+
+	rcu_read_lock();
+	dev = dev_get_by_index_rcu(net, to->ifindex);
+	if (dev && netif_running(dev))
+		mtu = READ_ONCE(dev->mtu);
+	rcu_read_unlock();
+	return mtu;
 }
 
 static int prism_rcv(struct sk_buff *skb, struct net_device *dev,
 		     struct packet_type *pt, struct net_device *orig_dev)
 {
-	struct net *net = dev_net(dev);
-	const struct prism_whdr *hdr;
-	u8 src_mac[ETH_ALEN];
-	u32 body_len;
-
-	if (skb->pkt_type != PACKET_HOST)
-		goto drop;
 	skb = skb_share_check(skb, GFP_ATOMIC);
 	if (!skb)
 		return NET_RX_DROP;
-	if (!pskb_may_pull(skb, sizeof(*hdr)))
-		goto drop;
-	hdr = (const struct prism_whdr *)skb->data;
-	/*
-	 * The engine and the client parse a flat buffer; a segment's payload
-	 * is copied out of the frame wherever it lies.
-	 */
-	if (hdr->type == PRISM_T_SEG ?
-	    !pskb_may_pull(skb, sizeof(*hdr) + sizeof(struct prism_wseg)) :
-	    skb_linearize(skb))
-		goto drop;
-	hdr = (const struct prism_whdr *)skb->data;
-	body_len = ntohs(hdr->body_len);
-	/* Ethernet pads short frames: the header says how much is ours. */
-	if (hdr->version != PRISM_WIRE_VERSION ||
-	    body_len > skb->len - sizeof(*hdr) ||
-	    !hdr->nops || hdr->nops > PRISM_MAX_CHAIN)
-		goto drop;
-	ether_addr_copy(src_mac, eth_hdr(skb)->h_source);
-	if (!is_valid_ether_addr(src_mac))
-		goto drop;
-	/* Target-side frames run on the CPU of their session (steer.c). */
-	if (prism_steer_frame(skb, hdr, src_mac))
-		return NET_RX_SUCCESS;
-	return prism_rcv_finish(skb);
-
-drop:
-	return prism_rcv_drop(net, skb);
+	return prism_link_rcv(skb);
 }
 
 static struct packet_type prism_packet_type = {

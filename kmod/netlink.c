@@ -105,7 +105,18 @@ static const struct nla_policy prism_nl_peer_policy[PRISM_ATTR_MAX + 1] = {
 	[PRISM_ATTR_EP]			= { .type = NLA_U32 },
 	[PRISM_ATTR_PEER_MAC]		= NLA_POLICY_ETH_ADDR,
 	[PRISM_ATTR_PEER_EP]		= { .type = NLA_U32 },
+	[PRISM_ATTR_PEER_IP]		= NLA_POLICY_MIN_LEN(4),
+	[PRISM_ATTR_PEER_PORT]		= { .type = NLA_U16 },
 };
+
+/* The address of a UDP peer or endpoint: 4 or 16 bytes. */
+static int prism_nl_put_ip(struct sk_buff *skb, int attr,
+			   const struct prism_paddr *pa, bool local)
+{
+	if (pa->kind == PRISM_LINK_UDP4)
+		return nla_put_in_addr(skb, attr, local ? pa->local4 : pa->ip4);
+	return nla_put_in6_addr(skb, attr, local ? &pa->local6 : &pa->ip6);
+}
 
 /* ---------------------------------------------------------------------------
  * Message fill helpers.  Callers hold rcu_read_lock().
@@ -176,6 +187,11 @@ static int prism_nl_fill_ep(struct sk_buff *skb, struct prism_sock *psk,
 	dev = dev_get_by_index_rcu(sock_net(&psk->sk), psk->ifindex);
 	/* pid_vnr(): 0 when the owner is not visible in our pid namespace. */
 	full = nla_put_u32(skb, PRISM_ATTR_EP, psk->ep) ||
+	      nla_put_u8(skb, PRISM_ATTR_LINK, psk->kind) ||
+	      (psk->kind == PRISM_ADDR_UDP &&
+	       (nla_put_u16(skb, PRISM_ATTR_UDP_PORT, prism_udp_port) ||
+		(psk->laddr.kind != PRISM_LINK_NONE &&
+		 prism_nl_put_ip(skb, PRISM_ATTR_IP, &psk->laddr, true)))) ||
 	      nla_put_u32(skb, PRISM_ATTR_IFINDEX, psk->ifindex) ||
 	      (dev && nla_put_string(skb, PRISM_ATTR_IFNAME, dev->name)) ||
 	      (dev && dev->addr_len == ETH_ALEN &&
@@ -218,7 +234,10 @@ static int prism_nl_fill_peer(struct sk_buff *skb, struct prism_sock *psk,
 		return -EMSGSIZE;
 	full = nla_put_u32(skb, PRISM_ATTR_EP, psk->ep) ||
 	      nla_put_u32(skb, PRISM_ATTR_IFINDEX, psk->ifindex) ||
-	      nla_put(skb, PRISM_ATTR_PEER_MAC, ETH_ALEN, p->mac) ||
+	      (p->addr.kind == PRISM_LINK_ETH ?
+	       nla_put(skb, PRISM_ATTR_PEER_MAC, ETH_ALEN, p->addr.mac) :
+	       prism_nl_put_ip(skb, PRISM_ATTR_PEER_IP, &p->addr, false) ||
+	       nla_put_u16(skb, PRISM_ATTR_PEER_PORT, ntohs(p->addr.port))) ||
 	      nla_put_u32(skb, PRISM_ATTR_PEER_EP, p->ep) ||
 	      nla_put_u32(skb, PRISM_ATTR_PEER_SRTT_US, p->rtt.srtt_us) ||
 	      nla_put_u32(skb, PRISM_ATTR_PEER_RTTVAR_US, p->rtt.rttvar_us) ||
@@ -552,18 +571,42 @@ static int prism_nl_peer_fill_one(struct sk_buff *msg, struct prism_sock *psk,
 				  const struct sk_buff *req,
 				  struct genl_info *info)
 {
+	struct nlattr *mac = info->attrs[PRISM_ATTR_PEER_MAC];
+	struct nlattr *ip = info->attrs[PRISM_ATTR_PEER_IP];
+	struct nlattr *port = info->attrs[PRISM_ATTR_PEER_PORT];
+	struct prism_paddr pa;
 	struct prism_peer *p;
 	int err;
 
+	/* The peer's address, in the kind of the endpoint's link. */
+	prism_paddr_zero(&pa);
+	if (psk->kind == PRISM_ADDR_ETH && mac) {
+		pa.kind = PRISM_LINK_ETH;
+		pa.ifindex = psk->ifindex;
+		memcpy(pa.mac, nla_data(mac), ETH_ALEN);
+	} else if (psk->kind == PRISM_ADDR_UDP && ip &&
+		   (nla_len(ip) == 4 || nla_len(ip) == 16)) {
+		pa.port = htons(port ? nla_get_u16(port) : prism_udp_port);
+		if (nla_len(ip) == 4) {
+			pa.kind = PRISM_LINK_UDP4;
+			pa.ip4 = nla_get_in_addr(ip);
+		} else {
+			pa.kind = PRISM_LINK_UDP6;
+			pa.ip6 = nla_get_in6_addr(ip);
+		}
+	} else {
+		NL_SET_ERR_MSG(info->extack,
+			       "the peer needs a MAC address (Ethernet endpoint) or an IPv4/IPv6 address (UDP endpoint)");
+		return -EINVAL;
+	}
 	spin_lock_bh(&psk->peer_lock);
-	p = prism_peer_find(psk, nla_data(info->attrs[PRISM_ATTR_PEER_MAC]),
+	p = prism_peer_find(psk, &pa,
 			    nla_get_u32(info->attrs[PRISM_ATTR_PEER_EP]));
 	if (p) {
 		err = prism_nl_fill_peer(msg, psk, p, info->snd_portid,
 					 info->snd_seq, 0);
 	} else {
-		NL_SET_ERR_MSG_ATTR(info->extack,
-				    info->attrs[PRISM_ATTR_PEER_MAC],
+		NL_SET_ERR_MSG_ATTR(info->extack, mac ?: ip,
 				    "the endpoint has sent nothing to this peer");
 		err = -ENOENT;
 	}
@@ -574,7 +617,6 @@ static int prism_nl_peer_fill_one(struct sk_buff *msg, struct prism_sock *psk,
 static int prism_nl_peer_doit(struct sk_buff *skb, struct genl_info *info)
 {
 	if (prism_nl_missing(info, PRISM_ATTR_EP) ||
-	    prism_nl_missing(info, PRISM_ATTR_PEER_MAC) ||
 	    prism_nl_missing(info, PRISM_ATTR_PEER_EP))
 		return -EINVAL;
 	return prism_nl_reply_one(skb, info, prism_nl_peer_fill_one);

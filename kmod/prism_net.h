@@ -13,6 +13,7 @@
 #include <net/net_namespace.h>
 #include "prism.h"
 #include "cc.h"
+#include "link.h"
 
 #define PRISM_DEFAULT_TIMEOUT_MS	1000
 #define PRISM_MAX_TIMEOUT_MS	60000
@@ -75,6 +76,9 @@ struct prism_netns_stats {
  * @stats: per-CPU counters of the namespace (/proc/net/prism)
  * @pinned_pages: pages pinned by the regions of all its sockets
  * @refusals: rate limit of the answers to refused chains (prism_refuse())
+ * @udp4: UDP mode: the namespace's IPv4 socket on udp_port (udp.c), from
+ *        the first bind of a UDP endpoint until the namespace goes
+ * @udp6: the same for IPv6 (NULL if the namespace has no IPv6)
  */
 struct prism_net {
 	struct xarray			eps;
@@ -83,12 +87,14 @@ struct prism_net {
 	struct prism_netns_stats __percpu *stats;
 	atomic64_t			pinned_pages;
 	struct ratelimit_state		refusals;
+	struct socket __rcu		*udp4;
+	struct socket __rcu		*udp6;
 };
 
 /**
  * struct prism_peer - client side: what a socket knows of one target endpoint
  * @node: in &prism_sock.peers
- * @mac: MAC address of the target
+ * @addr: link address of the target
  * @ep: endpoint id of the target
  * @reqs: outstanding chains to the target, oldest first (reqs lock)
  * @chains: chains sent to the target (reqs lock)
@@ -111,7 +117,7 @@ struct prism_net {
  */
 struct prism_peer {
 	struct hlist_node	node;
-	u8			mac[ETH_ALEN];
+	struct prism_paddr	addr;
 	u32			ep;
 	struct list_head	reqs;
 	u64			chains;
@@ -135,7 +141,11 @@ struct prism_peer {
  * @bound: in &prism_net.eps
  * @open_send: PRISM_OPEN_SEND: serves chains of SEND ops only without a
  *             valid rkey
- * @ifindex: interface the socket is bound to
+ * @kind: what the socket is bound to: PRISM_ADDR_ETH or PRISM_ADDR_UDP
+ * @ifindex: PRISM_ADDR_ETH: interface the socket is bound to
+ * @laddr: PRISM_ADDR_UDP: local address the socket is bound to (kind
+ *         PRISM_LINK_UDP4 or PRISM_LINK_UDP6, address in local4/local6),
+ *         or none (kind PRISM_LINK_NONE: any address, both families)
  * @ep: endpoint id the socket is bound to
  * @mem: server side: regions and free lists
  * @reqs: client side: outstanding chains by request id, under its
@@ -148,7 +158,7 @@ struct prism_peer {
  * @timeout_ms: PRISM_TIMEOUT_MS
  * @retries: PRISM_RETRIES
  * @peer_lock: protects @peers, @npeers and the RTT state of the peers
- * @peers: &struct prism_peer by MAC address and endpoint id
+ * @peers: &struct prism_peer by link address and endpoint id
  * @npeers: entries in @peers
  * @cc: client side: congestion window of the socket, all targets (reqs
  *      lock)
@@ -174,7 +184,9 @@ struct prism_sock {
 	struct sock		sk;
 	bool			bound;
 	bool			open_send;
+	u8			kind;
 	int			ifindex;
+	struct prism_paddr	laddr;
 	u32			ep;
 
 	struct prism_mem	mem;
@@ -218,8 +230,10 @@ static inline struct prism_sock *prism_sk(struct sock *sk)
 struct prism_net *prism_pernet(struct net *net);
 struct prism_sock *prism_ep_lookup(struct net *net, u32 ep);
 struct prism_sock *prism_frame_psk(struct net *net,
-				   const struct net_device *dev,
+				   const struct prism_paddr *src,
 				   const struct prism_whdr *hdr);
+int prism_queue_send(struct prism_sock *psk, const struct prism_paddr *src,
+		     u32 src_ep, const void *data, u32 len);
 
 /* stats.c */
 void prism_stat_add(struct net *net, struct prism_sock *psk,
@@ -231,12 +245,11 @@ void prism_proc_exit(struct net *net);
 /* dev.c */
 int prism_dev_init(void);
 void prism_dev_exit(void);
-struct sk_buff *prism_alloc_frame(struct net_device *dev, u32 len, gfp_t gfp);
-void prism_xmit_frame(struct sk_buff *skb, struct net_device *dev,
-		      const u8 *dst_mac);
+
+/* link.c */
 u32 prism_stamp_age_us(ktime_t stamp);
-int prism_queue_send(struct prism_sock *psk, const struct sockaddr_prism *src,
-		     const void *data, u32 len);
+int prism_paddr_sockaddr(const struct prism_paddr *pa, u32 ep, int family,
+			 void *out);
 
 /* netlink.c */
 int prism_netlink_init(void);
@@ -270,7 +283,7 @@ void prism_notify_fl(struct prism_sock *psk, u8 cmd, u32 id);
 
 /* serve.c */
 void prism_serve_request(struct net *net, struct sk_buff *skb,
-			 const struct prism_whdr *hdr, const u8 *src_mac);
+			 const struct prism_whdr *hdr, const struct prism_paddr *src);
 
 /* rcache.c */
 void prism_sessions_init(struct prism_sock *psk);
@@ -278,26 +291,26 @@ void prism_sessions_destroy(struct prism_sock *psk);
 
 /* serve_seg.c */
 void prism_serve_sreq(struct net *net, struct sk_buff *skb,
-		      const struct prism_whdr *hdr, const u8 *src_mac);
+		      const struct prism_whdr *hdr, const struct prism_paddr *src);
 void prism_serve_seg(struct net *net, struct sk_buff *skb,
-		     const struct prism_whdr *hdr, const u8 *src_mac);
+		     const struct prism_whdr *hdr, const struct prism_paddr *src);
 void prism_serve_grant(struct net *net, struct sk_buff *skb,
-		       const struct prism_whdr *hdr, const u8 *src_mac);
+		       const struct prism_whdr *hdr, const struct prism_paddr *src);
 
 /* client.c */
-int prism_client_submit(struct prism_sock *psk, const struct sockaddr_prism *dst,
-			const u8 *ubuf, u32 len);
+int prism_client_submit(struct prism_sock *psk, const struct prism_paddr *dst,
+			u32 dst_ep, const u8 *ubuf, u32 len);
 void prism_client_response(struct prism_sock *psk, struct sk_buff *skb,
-			   const struct prism_whdr *hdr, const u8 *src_mac);
+			   const struct prism_whdr *hdr, const struct prism_paddr *src);
 void prism_client_seg(struct prism_sock *psk, struct sk_buff *skb,
-		      const struct prism_whdr *hdr, const u8 *src_mac);
+		      const struct prism_whdr *hdr, const struct prism_paddr *src);
 void prism_client_grant(struct prism_sock *psk, struct sk_buff *skb,
-			const struct prism_whdr *hdr, const u8 *src_mac);
+			const struct prism_whdr *hdr, const struct prism_paddr *src);
 void prism_client_fail_all(struct prism_sock *psk, u8 status);
 void prism_client_release(struct prism_sock *psk);
 void prism_client_init(struct prism_sock *psk);
 void prism_client_destroy(struct prism_sock *psk);
-struct prism_peer *prism_peer_find(struct prism_sock *psk, const u8 *mac,
-				   u32 ep);
+struct prism_peer *prism_peer_find(struct prism_sock *psk,
+				   const struct prism_paddr *addr, u32 ep);
 
 #endif /* _PRISM_NET_H */

@@ -4,7 +4,7 @@
  * makes execution at-most-once, and the reassembly buffers of multi-frame
  * requests.  Serving chains is in serve.c and serve_seg.c.
  *
- * A client session is one client socket incarnation: (MAC, endpoint id,
+ * A client session is one client socket incarnation: (link address, endpoint id,
  * session nonce).  Its cache holds the reply of every chain it ran with an
  * id in [floor, floor + PRISM_WINDOW); the client moves the floor up with
  * every request (its oldest outstanding id) and never sends an id at or
@@ -14,7 +14,7 @@
  * lock, so copies arriving on several CPUs at once see one execution.
  *
  * Sessions (at most PRISM_MAX_SESSIONS per socket and
- * PRISM_MAX_SESSIONS_PER_MAC per source MAC), cached replies and
+ * PRISM_MAX_SESSIONS_PER_ADDR per source address), cached replies and
  * reassemblies are charged to the memory cgroup of the process that
  * created the target socket.
  */
@@ -30,12 +30,12 @@
 #define CREATE_TRACE_POINTS
 #include "trace.h"
 
-/* Sessions one source MAC may hold on one target socket. */
-#define PRISM_MAX_SESSIONS_PER_MAC	64
-static u32 prism_session_key(const u8 *mac, u32 ep, u32 nonce)
+/* Sessions one source address (MAC or IP) may hold on one target socket. */
+#define PRISM_MAX_SESSIONS_PER_ADDR	64
+static u32 prism_session_key(const struct prism_paddr *addr, u32 ep,
+			     u32 nonce)
 {
-	return jhash_3words(ep, nonce, get_unaligned((const u32 *)mac) ^
-			    get_unaligned((const u16 *)(mac + 4)), 0);
+	return jhash_2words(ep, nonce, prism_paddr_hash(addr, 0));
 }
 
 /**
@@ -213,23 +213,23 @@ void *prism_client_alloc(struct prism_sock *psk, size_t size, bool zero)
 	return p;
 }
 
-/* Sessions of source MAC mac; psk->sess_lock held. */
-static unsigned int prism_sessions_of_mac(struct prism_sock *psk,
-					  const u8 *mac)
+/* Sessions of source address addr; psk->sess_lock held. */
+static unsigned int prism_sessions_of_addr(struct prism_sock *psk,
+					   const struct prism_paddr *addr)
 {
 	struct prism_session *s;
 	unsigned int n = 0;
 	int bkt;
 
 	hash_for_each(psk->sessions, bkt, s, node)
-		n += ether_addr_equal(s->mac, mac);
+		n += prism_paddr_equal(&s->addr, addr);
 	return n;
 }
 
 /**
  * prism_session_find() - the session of a client, if it has one
  * @psk: target socket
- * @mac: MAC address of the client
+ * @addr: link address of the client
  * @ep: endpoint id of the client
  * @nonce: session value of the client socket
  *
@@ -237,14 +237,15 @@ static unsigned int prism_sessions_of_mac(struct prism_sock *psk,
  * Return: the session (check its dead flag under its lock), or NULL.
  */
 struct prism_session *prism_session_find(struct prism_sock *psk,
-					 const u8 *mac, u32 ep, u32 nonce)
+					 const struct prism_paddr *addr,
+					 u32 ep, u32 nonce)
 {
 	struct prism_session *s;
 
 	hash_for_each_possible_rcu(psk->sessions, s, node,
-				   prism_session_key(mac, ep, nonce))
+				   prism_session_key(addr, ep, nonce))
 		if (s->ep == ep && s->nonce == nonce &&
-		    ether_addr_equal(s->mac, mac))
+		    prism_paddr_equal(&s->addr, addr))
 			return s;
 	return NULL;
 }
@@ -252,39 +253,41 @@ struct prism_session *prism_session_find(struct prism_sock *psk,
 /**
  * prism_session_get() - find or create the session of a client
  * @psk: target socket
- * @mac: MAC address of the client
+ * @addr: link address of the client (its local address picks where the
+ *        session's answers are sent from)
  * @ep: endpoint id of the client
  * @nonce: session value of the client socket
  * @floor: ack floor of the request, for a new session
  *
- * Within PRISM_MAX_SESSIONS per socket and PRISM_MAX_SESSIONS_PER_MAC per
- * source MAC, after evicting an idle session if that is what it takes.
+ * Within PRISM_MAX_SESSIONS per socket and PRISM_MAX_SESSIONS_PER_ADDR per
+ * source address, after evicting an idle session if that is what it takes.
  *
  * Context: BH disabled, under rcu_read_lock().
  * Return: the session (check its dead flag under its lock), or NULL.
  */
-struct prism_session *prism_session_get(struct prism_sock *psk, const u8 *mac,
+struct prism_session *prism_session_get(struct prism_sock *psk,
+					const struct prism_paddr *addr,
 					u32 ep, u32 nonce, u64 floor)
 {
-	u32 key = prism_session_key(mac, ep, nonce);
+	u32 key = prism_session_key(addr, ep, nonce);
 	struct prism_session *s;
 
-	s = prism_session_find(psk, mac, ep, nonce);
+	s = prism_session_find(psk, addr, ep, nonce);
 	if (s)
 		return s;
 
 	spin_lock(&psk->sess_lock);
 	hash_for_each_possible(psk->sessions, s, node, key)
 		if (s->ep == ep && s->nonce == nonce &&
-		    ether_addr_equal(s->mac, mac))
+		    prism_paddr_equal(&s->addr, addr))
 			goto out;
 	s = NULL;
 	if (psk->nsessions >= PRISM_MAX_SESSIONS &&
 	    !prism_session_evict_idle(psk))
 		goto out;
-	if (prism_sessions_of_mac(psk, mac) >= PRISM_MAX_SESSIONS_PER_MAC &&
+	if (prism_sessions_of_addr(psk, addr) >= PRISM_MAX_SESSIONS_PER_ADDR &&
 	    (!prism_session_evict_idle(psk) ||
-	     prism_sessions_of_mac(psk, mac) >= PRISM_MAX_SESSIONS_PER_MAC))
+	     prism_sessions_of_addr(psk, addr) >= PRISM_MAX_SESSIONS_PER_ADDR))
 		goto out;
 	s = prism_client_alloc(psk, sizeof(*s), true);
 	if (!s)
@@ -297,7 +300,7 @@ struct prism_session *prism_session_get(struct prism_sock *psk, const u8 *mac,
 		goto out;
 	}
 	s->psk = psk;
-	ether_addr_copy(s->mac, mac);
+	s->addr = *addr;
 	s->ep = ep;
 	s->nonce = nonce;
 	s->floor = floor;
@@ -464,13 +467,13 @@ void prism_rcache_unreserve(struct prism_sock *psk, bool reserved,
 /**
  * prism_cached_segment() - make a cached answer go out in segments
  * @s: its session, locked
- * @dev: interface the segments go out on (their size)
+ * @mtu: bytes of PRISM header and body a frame to the client carries
  * @c: the answer, larger than one frame
  *
  * Context: Softirq; @s->lock held.
  * Return: true, or false if out of memory (the answer cannot be sent).
  */
-bool prism_cached_segment(struct prism_session *s, struct net_device *dev,
+bool prism_cached_segment(struct prism_session *s, u32 mtu,
 			  struct prism_cached *c)
 {
 	struct mem_cgroup *old = set_active_memcg(s->psk->memcg);
@@ -478,7 +481,7 @@ bool prism_cached_segment(struct prism_session *s, struct net_device *dev,
 
 	/* Charged like the entry (prism_client_alloc()). */
 	tx = prism_seg_tx_new(c->len - sizeof(struct prism_whdr),
-			      prism_seg_size(dev), PRISM_CLIENT_GFP);
+			      prism_seg_size(mtu), PRISM_CLIENT_GFP);
 	set_active_memcg(old);
 	if (!tx)
 		return false;
@@ -492,7 +495,6 @@ bool prism_cached_segment(struct prism_session *s, struct net_device *dev,
  * prism_cached_xmit() - frames that send a cached answer (again)
  * @s: session of the answer, locked
  * @c: the answer
- * @dev: interface to send them on
  * @g: a grant from the client for a segmented answer, or NULL: send it
  *     whole (one frame), or its first window, or (a repeat of the request)
  *     every segment not acknowledged
@@ -501,8 +503,7 @@ bool prism_cached_segment(struct prism_session *s, struct net_device *dev,
  * Context: Softirq, under rcu_read_lock(); @s->lock held.
  */
 void prism_cached_xmit(struct prism_session *s, struct prism_cached *c,
-		       struct net_device *dev, const struct prism_grant *g,
-		       struct sk_buff_head *out)
+		       const struct prism_grant *g, struct sk_buff_head *out)
 {
 	struct prism_sock *psk = s->psk;
 	struct net *net = sock_net(&psk->sk);
@@ -512,7 +513,7 @@ void prism_cached_xmit(struct prism_session *s, struct prism_cached *c,
 	bool probe = true;
 
 	if (!c->tx) {
-		skb = prism_alloc_frame(dev, c->len, GFP_ATOMIC);
+		skb = prism_alloc_frame(c->len, GFP_ATOMIC);
 		if (skb) {
 			skb_put_data(skb, c->frame, c->len);
 			__skb_queue_tail(out, skb);
@@ -528,7 +529,7 @@ void prism_cached_xmit(struct prism_session *s, struct prism_cached *c,
 	n = prism_seg_tx_pick(c->tx, probe, hi, todo, ARRAY_SIZE(todo),
 			      &resent);
 	for (i = 0; i < n; i++) {
-		skb = prism_seg_frame(dev, rhdr, PRISM_SEG_RESP, c->tx,
+		skb = prism_seg_frame(rhdr, PRISM_SEG_RESP, c->tx,
 				      c->frame + sizeof(*rhdr), todo[i]);
 		if (skb)
 			__skb_queue_tail(out, skb);
@@ -539,17 +540,17 @@ void prism_cached_xmit(struct prism_session *s, struct prism_cached *c,
 
 /**
  * prism_xmit_list() - send a list of frames
+ * @net: network namespace they leave from
  * @list: the frames (prism_cached_xmit()), emptied
- * @dev: interface to send them on
- * @mac: destination MAC address
+ * @to: the client
  *
  * Context: Softirq, under rcu_read_lock(), no session lock held.
  */
-void prism_xmit_list(struct sk_buff_head *list, struct net_device *dev,
-		     const u8 *mac)
+void prism_xmit_list(struct net *net, struct sk_buff_head *list,
+		     const struct prism_paddr *to)
 {
 	struct sk_buff *skb;
 
 	while ((skb = __skb_dequeue(list)))
-		prism_xmit_frame(skb, dev, mac);
+		prism_link_xmit(net, skb, to);
 }

@@ -63,7 +63,7 @@ struct prism_reasm {
  * struct prism_session - one client socket incarnation, on a target socket
  * @node: in &prism_sock.sessions, RCU
  * @psk: the target socket
- * @mac: MAC address of the client
+ * @addr: link address of the client
  * @ep: endpoint id of the client
  * @nonce: session value of the client socket
  * @lock: protects all below; held while serving
@@ -78,7 +78,7 @@ struct prism_reasm {
 struct prism_session {
 	struct hlist_node	node;
 	struct prism_sock	*psk;
-	u8			mac[ETH_ALEN];
+	struct prism_paddr	addr;
 	u32			ep;
 	u32			nonce;
 	spinlock_t		lock;		/* all below; held while serving */
@@ -101,6 +101,7 @@ struct prism_session {
  * @admitted: admission was applied already (its SREQ was admitted)
  * @rx_stamp: skb->tstamp of its request frame; 0 when reassembled (its
  *            answer then reports no delay)
+ * @mtu: prism_link_mtu() towards the client: larger answers are segmented
  */
 struct prism_chain_in {
 	const struct prism_whdr	*hdr;
@@ -110,27 +111,29 @@ struct prism_chain_in {
 	u32			work;
 	bool			admitted;
 	ktime_t			rx_stamp;
+	int			mtu;
 };
 
 /* rcache.c */
 void *prism_client_alloc(struct prism_sock *psk, size_t size, bool zero);
-struct prism_session *prism_session_get(struct prism_sock *psk, const u8 *mac,
+struct prism_session *prism_session_get(struct prism_sock *psk,
+					const struct prism_paddr *addr,
 					u32 ep, u32 nonce, u64 floor);
 struct prism_session *prism_session_find(struct prism_sock *psk,
-					 const u8 *mac, u32 ep, u32 nonce);
+					 const struct prism_paddr *addr,
+					 u32 ep, u32 nonce);
 void prism_session_advance(struct prism_session *s, u64 floor);
 u32 prism_cached_size(u32 frame_len);
 void prism_cached_free(struct prism_session *s, struct prism_cached **slot);
 bool prism_rcache_reserve(struct prism_sock *psk, u32 frame_len);
 void prism_rcache_unreserve(struct prism_sock *psk, bool reserved,
 			    u32 frame_len);
-bool prism_cached_segment(struct prism_session *s, struct net_device *dev,
+bool prism_cached_segment(struct prism_session *s, u32 mtu,
 			  struct prism_cached *c);
 void prism_cached_xmit(struct prism_session *s, struct prism_cached *c,
-		       struct net_device *dev, const struct prism_grant *g,
-		       struct sk_buff_head *out);
-void prism_xmit_list(struct sk_buff_head *list, struct net_device *dev,
-		     const u8 *mac);
+		       const struct prism_grant *g, struct sk_buff_head *out);
+void prism_xmit_list(struct net *net, struct sk_buff_head *list,
+		     const struct prism_paddr *to);
 void prism_reasm_detach(struct prism_session *s, struct prism_reasm *r);
 void prism_reasm_free(struct prism_session *s, struct prism_reasm *r);
 void prism_reasm_release(struct prism_sock *psk, struct prism_reasm *r);
@@ -139,21 +142,21 @@ void prism_reasm_expire_arm(struct prism_sock *psk);
 /* serve.c */
 bool prism_admit(struct prism_sock *psk);
 void prism_reply_hdr(struct prism_whdr *rhdr, const struct prism_whdr *hdr);
-void prism_reply_status(struct net_device *dev, const struct prism_whdr *hdr,
-			const u8 *src_mac, u8 status);
-void prism_refuse(struct net *net, struct net_device *dev,
-		  const struct prism_whdr *hdr, const u8 *src_mac, u8 status);
+void prism_reply_status(struct net *net, const struct prism_whdr *hdr,
+			const struct prism_paddr *src, u8 status);
+void prism_refuse(struct net *net, const struct prism_whdr *hdr,
+		  const struct prism_paddr *src, u8 status);
 bool prism_psk_authentic(struct prism_sock *psk, const struct prism_op *op,
 			 bool *only_send);
 bool prism_chain_authentic(struct prism_sock *psk, const u8 *body,
 			   u32 body_len, u8 nops);
-void prism_nack(struct prism_sock *psk, struct net_device *dev,
-		const struct prism_whdr *hdr, const u8 *src_mac, u8 why);
-bool prism_refuse_unchecked(struct net *net, struct net_device *dev,
-			    const struct prism_whdr *hdr, const u8 *src_mac,
-			    int err, struct prism_sock *psk, bool authentic,
+void prism_nack(struct prism_sock *psk, const struct prism_whdr *hdr,
+		const struct prism_paddr *src, u8 why);
+bool prism_refuse_unchecked(struct net *net, const struct prism_whdr *hdr,
+			    const struct prism_paddr *src, int mtu, int err,
+			    struct prism_sock *psk, bool authentic,
 			    u32 resp_len);
-void prism_serve_chain(struct prism_sock *psk, struct net_device *dev,
-		       const struct prism_chain_in *in, const u8 *src_mac);
+void prism_serve_chain(struct prism_sock *psk, const struct prism_chain_in *in,
+		       const struct prism_paddr *src);
 
 #endif /* _PRISM_RCACHE_H */

@@ -419,20 +419,21 @@ EXPORT_SYMBOL_IF_KUNIT(prism_grant_decode);
  */
 
 /**
- * prism_seg_size() - segment payload for an interface
- * @dev: the interface segments are sent on
+ * prism_seg_size() - segment payload for a link
+ * @mtu: bytes of PRISM header and body a frame of the link carries
+ *       (prism_link_mtu())
  *
  * Context: Any context.
- * Return: the bytes of a segment that fit in @dev's MTU (at most 65535), 0
- * if none fit.
+ * Return: the bytes of a segment that fit in @mtu (at most 65535), 0 if
+ * none fit.
  */
-u32 prism_seg_size(const struct net_device *dev)
+u32 prism_seg_size(u32 mtu)
 {
 	u32 hdrs = sizeof(struct prism_whdr) + sizeof(struct prism_wseg);
 
-	if (dev->mtu <= hdrs)
+	if (mtu <= hdrs)
 		return 0;
-	return min(dev->mtu - hdrs, U16_MAX);
+	return min(mtu - hdrs, U16_MAX);
 }
 
 /*
@@ -475,34 +476,33 @@ static void prism_skb_lend(struct sk_buff *skb, const u8 *data, u32 len)
 
 /**
  * prism_seg_frame() - a frame carrying one segment of a message
- * @dev: interface to send it on
  * @tmpl: header of the message's frames (eps, session, ids, nops, status)
  * @dir: &enum prism_seg_dir
  * @tx: the sender of the message
  * @msg: the message; when it is page allocator memory (a large kmalloc()
  *       or vmalloc() block, which stays unchanged until freed) the frame
- *       takes references to its pages instead of copying the bytes
+ *       takes references to its pages instead of copying the bytes (an
+ *       interface without scatter-gather copies them when it sends)
  * @idx: the segment
  *
  * Context: Any context (GFP_ATOMIC).
  * Return: the frame, or NULL if out of memory.
  */
-struct sk_buff *prism_seg_frame(struct net_device *dev,
-				const struct prism_whdr *tmpl, u8 dir,
+struct sk_buff *prism_seg_frame(const struct prism_whdr *tmpl, u8 dir,
 				const struct prism_seg_tx *tx, const u8 *msg,
 				u32 idx)
 {
 	u32 len = prism_seg_len(tx->msg_len, tx->seg_size, idx);
 	const u8 *data = msg + idx * tx->seg_size;
-	bool lend = (dev->features & NETIF_F_SG) && prism_msg_page(data);
+	bool lend = prism_msg_page(data);
 	struct prism_whdr *h;
 	struct prism_wseg *w;
 	struct sk_buff *skb;
 
 	/* 65,535 bytes span at most 17 pages: within MAX_SKB_FRAGS. */
 	BUILD_BUG_ON(DIV_ROUND_UP(U16_MAX, PAGE_SIZE) + 1 > MAX_SKB_FRAGS);
-	skb = prism_alloc_frame(dev, sizeof(*h) + sizeof(*w) +
-				(lend ? 0 : len), GFP_ATOMIC);
+	skb = prism_alloc_frame(sizeof(*h) + sizeof(*w) + (lend ? 0 : len),
+				GFP_ATOMIC);
 	if (!skb)
 		return NULL;
 	h = skb_put_data(skb, tmpl, sizeof(*h));
@@ -522,7 +522,6 @@ struct sk_buff *prism_seg_frame(struct net_device *dev,
 
 /**
  * prism_grant_frame() - a GRANT frame
- * @dev: interface to send it on
  * @tmpl: header from the receiver of the message to its sender
  * @dir: &enum prism_seg_dir of the message
  * @msg_len: bytes of the message
@@ -533,15 +532,14 @@ struct sk_buff *prism_seg_frame(struct net_device *dev,
  * Context: Any context (GFP_ATOMIC).
  * Return: the frame, or NULL if out of memory.
  */
-struct sk_buff *prism_grant_frame(struct net_device *dev,
-				  const struct prism_whdr *tmpl, u8 dir,
+struct sk_buff *prism_grant_frame(const struct prism_whdr *tmpl, u8 dir,
 				  u32 msg_len, const struct prism_grant *g)
 {
 	struct prism_wgrant *w;
 	struct prism_whdr *h;
 	struct sk_buff *skb;
 
-	skb = prism_alloc_frame(dev, sizeof(*h) + sizeof(*w), GFP_ATOMIC);
+	skb = prism_alloc_frame(sizeof(*h) + sizeof(*w), GFP_ATOMIC);
 	if (!skb)
 		return NULL;
 	h = skb_put_data(skb, tmpl, sizeof(*h));

@@ -180,16 +180,13 @@ void prism_grant_encode(const struct prism_grant *g, u8 dir, u32 msg_len,
 			struct prism_wgrant *w);
 int prism_grant_decode(const struct prism_wgrant *w, struct prism_grant *g);
 
-struct net_device;
 struct sk_buff;
 struct prism_whdr;
-u32 prism_seg_size(const struct net_device *dev);
-struct sk_buff *prism_seg_frame(struct net_device *dev,
-				const struct prism_whdr *tmpl, u8 dir,
+u32 prism_seg_size(u32 mtu);
+struct sk_buff *prism_seg_frame(const struct prism_whdr *tmpl, u8 dir,
 				const struct prism_seg_tx *tx, const u8 *msg,
 				u32 idx);
-struct sk_buff *prism_grant_frame(struct net_device *dev,
-				  const struct prism_whdr *tmpl, u8 dir,
+struct sk_buff *prism_grant_frame(const struct prism_whdr *tmpl, u8 dir,
 				  u32 msg_len, const struct prism_grant *g);
 
 #endif /* _PRISM_SEG_H */

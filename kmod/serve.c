@@ -81,8 +81,9 @@ bool prism_admit(struct prism_sock *psk)
 }
 
 struct prism_send_target {
-	struct prism_sock	*psk;
-	struct sockaddr_prism	src;
+	struct prism_sock		*psk;
+	const struct prism_paddr	*src;
+	u32				src_ep;
 };
 
 static int prism_deliver_send(void *priv, const void *data, u32 len)
@@ -90,7 +91,7 @@ static int prism_deliver_send(void *priv, const void *data, u32 len)
 	struct prism_send_target *t = priv;
 	int status;
 
-	status = prism_queue_send(t->psk, &t->src, data, len);
+	status = prism_queue_send(t->psk, t->src, t->src_ep, data, len);
 	if (status == PRISM_S_OK)
 		prism_stat_add(sock_net(&t->psk->sk), t->psk,
 			       PRISM_STAT_SENDS_RECEIVED, 1);
@@ -118,37 +119,36 @@ void prism_reply_hdr(struct prism_whdr *rhdr, const struct prism_whdr *hdr)
 
 /**
  * prism_reply_status() - answer with a chain status only
- * @dev: interface the request came in on
+ * @net: network namespace the request came in
  * @hdr: header of the request
- * @src_mac: its source MAC address
+ * @src: link address of its sender
  * @status: PRISM_S_* status of the chain, which did not run
  *
  * Such answers are small and go out first (TC_PRIO_CONTROL).
  *
  * Context: Softirq, under rcu_read_lock().
  */
-void prism_reply_status(struct net_device *dev, const struct prism_whdr *hdr,
-			const u8 *src_mac, u8 status)
+void prism_reply_status(struct net *net, const struct prism_whdr *hdr,
+			const struct prism_paddr *src, u8 status)
 {
 	struct prism_whdr *rhdr;
 	struct sk_buff *rskb;
 
-	rskb = prism_alloc_frame(dev, sizeof(*rhdr), GFP_ATOMIC);
+	rskb = prism_alloc_frame(sizeof(*rhdr), GFP_ATOMIC);
 	if (!rskb)
 		return;
 	rhdr = skb_put(rskb, sizeof(*rhdr));
 	prism_reply_hdr(rhdr, hdr);
 	rhdr->status = status;
 	rskb->priority = TC_PRIO_CONTROL;
-	prism_xmit_frame(rskb, dev, src_mac);
+	prism_link_xmit(net, rskb, src);
 }
 
 /**
  * prism_refuse() - answer a chain that did not prove it may use the endpoint
- * @net: network namespace of @dev
- * @dev: interface the request came in on
+ * @net: network namespace the request came in
  * @hdr: header of the request
- * @src_mac: its source MAC address
+ * @src: link address of its sender
  * @status: PRISM_S_INVALID or PRISM_S_NO_ENDPOINT
  *
  * At most PRISM_REFUSALS_BURST answers per PRISM_REFUSALS_INTERVAL per
@@ -156,14 +156,14 @@ void prism_reply_status(struct net_device *dev, const struct prism_whdr *hdr,
  *
  * Context: Softirq, under rcu_read_lock().
  */
-void prism_refuse(struct net *net, struct net_device *dev,
-		  const struct prism_whdr *hdr, const u8 *src_mac, u8 status)
+void prism_refuse(struct net *net, const struct prism_whdr *hdr,
+		  const struct prism_paddr *src, u8 status)
 {
 	if (!__ratelimit(&prism_pernet(net)->refusals)) {
 		prism_stat_add(net, NULL, PRISM_STAT_REPLIES_LIMITED, 1);
 		return;
 	}
-	prism_reply_status(dev, hdr, src_mac, status);
+	prism_reply_status(net, hdr, src, status);
 }
 
 /**
@@ -233,8 +233,9 @@ static bool prism_cpu_work_take(u32 work)
 }
 
 /* Run the chain of in for psk into the frame of the cache entry c. */
-static void prism_run_chain(struct prism_sock *psk, struct net_device *dev,
-			    const struct prism_chain_in *in, const u8 *src_mac,
+static void prism_run_chain(struct prism_sock *psk,
+			    const struct prism_chain_in *in,
+			    const struct prism_paddr *src,
 			    struct prism_cached *c)
 {
 	struct prism_whdr *rhdr = (struct prism_whdr *)c->frame;
@@ -247,11 +248,8 @@ static void prism_run_chain(struct prism_sock *psk, struct net_device *dev,
 
 	prism_reply_hdr(rhdr, hdr);
 	target.psk = psk;
-	memset(&target.src, 0, sizeof(target.src));
-	target.src.sprism_family = psk->sk.sk_family;
-	target.src.sprism_ifindex = dev->ifindex;
-	target.src.sprism_ep = ntohl(hdr->src_ep);
-	ether_addr_copy(target.src.sprism_mac, src_mac);
+	target.src = src;
+	target.src_ep = ntohl(hdr->src_ep);
 	ctx.mem = &psk->mem;
 	ctx.deliver_send = prism_deliver_send;
 	ctx.priv = &target;
@@ -276,28 +274,26 @@ static void prism_run_chain(struct prism_sock *psk, struct net_device *dev,
 /**
  * prism_nack() - refuse a chain for overload, before it ran
  * @psk: target socket
- * @dev: interface the request came in on
  * @hdr: header of the request
- * @src_mac: its source MAC address
+ * @src: link address of its sender
  * @why: &enum prism_nack_why, for the tracepoint
  *
  * Context: Softirq, under rcu_read_lock().
  */
-void prism_nack(struct prism_sock *psk, struct net_device *dev,
-		const struct prism_whdr *hdr, const u8 *src_mac, u8 why)
+void prism_nack(struct prism_sock *psk, const struct prism_whdr *hdr,
+		const struct prism_paddr *src, u8 why)
 {
 	prism_stat_add(sock_net(&psk->sk), psk, PRISM_STAT_NACKS_SENT, 1);
-	trace_prism_chain_nack(PRISM_NACK_SENT, psk->ep, src_mac,
+	trace_prism_chain_nack(PRISM_NACK_SENT, psk->ep, src,
 			       ntohl(hdr->src_ep), be64_to_cpu(hdr->req_id), why);
-	prism_reply_status(dev, hdr, src_mac, PRISM_S_NACK);
+	prism_reply_status(sock_net(&psk->sk), hdr, src, PRISM_S_NACK);
 }
 
 /**
  * prism_serve_chain() - run a chain at most once and answer it
  * @psk: target socket the chain proved it may use
- * @dev: interface it came in on
  * @in: the chain (checked)
- * @src_mac: source MAC address of the client
+ * @src: link address of the client
  *
  * Finds or creates the client's session; a repeat is answered from its
  * reply cache, a new chain runs after its cache entry was allocated; a
@@ -306,8 +302,8 @@ void prism_nack(struct prism_sock *psk, struct net_device *dev,
  *
  * Context: Softirq, under rcu_read_lock().
  */
-void prism_serve_chain(struct prism_sock *psk, struct net_device *dev,
-		       const struct prism_chain_in *in, const u8 *src_mac)
+void prism_serve_chain(struct prism_sock *psk, const struct prism_chain_in *in,
+		       const struct prism_paddr *src)
 {
 	const struct prism_whdr *hdr = in->hdr;
 	struct net *net = sock_net(&psk->sk);
@@ -328,7 +324,7 @@ void prism_serve_chain(struct prism_sock *psk, struct net_device *dev,
 	admitted = in->admitted || prism_admit(psk);
 
 again:
-	s = prism_session_get(psk, src_mac, ntohl(hdr->src_ep),
+	s = prism_session_get(psk, src, ntohl(hdr->src_ep),
 			      ntohl(hdr->session), floor);
 	if (!s) {
 		why = PRISM_NACK_SESSIONS;
@@ -355,16 +351,16 @@ again:
 	if (id - s->floor >= PRISM_WINDOW) {
 		spin_unlock(&s->lock);
 		prism_rcache_unreserve(psk, reserved, frame_len);
-		prism_reply_status(dev, hdr, src_mac, PRISM_S_INVALID);
+		prism_reply_status(net, hdr, src, PRISM_S_INVALID);
 		return;
 	}
 	if (*slot && (*slot)->id == id) {
 		/* Ran already: answer again from the cache. */
-		prism_cached_xmit(s, *slot, dev, NULL, &out);
+		prism_cached_xmit(s, *slot, NULL, &out);
 		spin_unlock(&s->lock);
 		prism_rcache_unreserve(psk, reserved, frame_len);
 		prism_stat_add(net, psk, PRISM_STAT_DUPLICATES, 1);
-		prism_xmit_list(&out, dev, src_mac);
+		prism_xmit_list(net, &out, src);
 		return;
 	}
 
@@ -391,9 +387,9 @@ again:
 	entry->id = id;
 	entry->cap = frame_len;
 	entry->tx = NULL;
-	prism_run_chain(psk, dev, in, src_mac, entry);
-	if (entry->len > dev->mtu) {
-		if (!prism_cached_segment(s, dev, entry)) {
+	prism_run_chain(psk, in, src, entry);
+	if (entry->len > in->mtu) {
+		if (!prism_cached_segment(s, in->mtu, entry)) {
 			/* Ran, but cannot be answered: resends will fail. */
 			entry->len = sizeof(*hdr);
 			((struct prism_whdr *)entry->frame)->status =
@@ -409,21 +405,21 @@ again:
 	/* Whatever held the slot is below the floor (window arithmetic). */
 	prism_cached_free(s, slot);
 	*slot = entry;
-	prism_cached_xmit(s, entry, dev, NULL, &out);
+	prism_cached_xmit(s, entry, NULL, &out);
 	spin_unlock(&s->lock);
-	prism_xmit_list(&out, dev, src_mac);
+	prism_xmit_list(net, &out, src);
 	return;
 
 nack:
-	prism_nack(psk, dev, hdr, src_mac, why);
+	prism_nack(psk, hdr, src, why);
 }
 
 /**
  * prism_refuse_unchecked() - answer a chain that failed a stateless check
- * @net: network namespace of @dev
- * @dev: interface the request came in on
+ * @net: network namespace the request came in
  * @hdr: its header (REQ or SREQ)
- * @src_mac: its source MAC address
+ * @src: link address of its sender
+ * @mtu: prism_link_mtu() of @src
  * @err: result of the wire check of its ops (0, -EINVAL or -E2BIG)
  * @psk: socket of its destination (prism_frame_psk()), or NULL
  * @authentic: it proved it may use @psk (a valid rkey; only when @err is 0)
@@ -431,32 +427,37 @@ nack:
  *
  * The checks of "Trust" above, in order: malformed or over budget is
  * INVALID whatever the endpoint; then NO_ENDPOINT; both answers rate
- * limited.  An answer the interface cannot carry, even in segments, is
+ * limited.  An answer the link cannot carry, even in segments, is
  * TOO_BIG.
  *
  * Context: Softirq, under rcu_read_lock().
  * Return: true if the chain was refused (and answered), false if it may
  * be served.
  */
-bool prism_refuse_unchecked(struct net *net, struct net_device *dev,
-			    const struct prism_whdr *hdr, const u8 *src_mac,
-			    int err, struct prism_sock *psk, bool authentic,
+bool prism_refuse_unchecked(struct net *net, const struct prism_whdr *hdr,
+			    const struct prism_paddr *src, int mtu, int err,
+			    struct prism_sock *psk, bool authentic,
 			    u32 resp_len)
 {
 	if (err) {
 		prism_stat_add(net, NULL, err == -E2BIG ?
 			       PRISM_STAT_OVER_BUDGET : PRISM_STAT_RX_DROPPED, 1);
-		prism_refuse(net, dev, hdr, src_mac, PRISM_S_INVALID);
+		prism_refuse(net, hdr, src, PRISM_S_INVALID);
 		return true;
 	}
 	if (!authentic) {
 		prism_stat_add(net, psk, PRISM_STAT_UNAUTH_REFUSED, 1);
-		prism_refuse(net, dev, hdr, src_mac, PRISM_S_NO_ENDPOINT);
+		prism_refuse(net, hdr, src, PRISM_S_NO_ENDPOINT);
 		return true;
 	}
-	if (sizeof(*hdr) + resp_len > dev->mtu &&
-	    prism_seg_size(dev) < PRISM_SEG_MIN) {
-		prism_reply_status(dev, hdr, src_mac, PRISM_S_TOO_BIG);
+	if (mtu <= (int)sizeof(*hdr)) {
+		/* No way back to the sender (no route): as if lost. */
+		prism_stat_add(net, NULL, PRISM_STAT_TX_DROPPED, 1);
+		return true;
+	}
+	if (sizeof(*hdr) + resp_len > (u32)mtu &&
+	    prism_seg_size(mtu) < PRISM_SEG_MIN) {
+		prism_reply_status(net, hdr, src, PRISM_S_TOO_BIG);
 		return true;
 	}
 	return false;
@@ -465,12 +466,11 @@ bool prism_refuse_unchecked(struct net *net, struct net_device *dev,
 /**
  * prism_serve_request() - serve one request frame
  * @net: network namespace of the receiving interface
- * @skb: the received frame, linear; skb->dev is the receiving interface (the
- *       caller keeps and frees @skb)
+ * @skb: the received frame, linear (the caller keeps and frees it)
  * @hdr: PRISM header of the frame, in @skb, checked by the receiver (version,
  *       body_len within the frame, nops, type PRISM_T_REQ, status and
  *       delay 0)
- * @src_mac: source MAC address of the frame
+ * @src: link address of its sender
  *
  * Stateless checks first (well formed and within PRISM_MAX_CHAIN_WORK, then
  * a bound endpoint the chain may use), answered with a rate-limited
@@ -479,7 +479,8 @@ bool prism_refuse_unchecked(struct net *net, struct net_device *dev,
  * Context: Softirq (the receive path), under rcu_read_lock().
  */
 void prism_serve_request(struct net *net, struct sk_buff *skb,
-			 const struct prism_whdr *hdr, const u8 *src_mac)
+			 const struct prism_whdr *hdr,
+			 const struct prism_paddr *src)
 {
 	struct prism_chain_in in = {
 		.hdr = hdr,
@@ -487,13 +488,13 @@ void prism_serve_request(struct net *net, struct sk_buff *skb,
 		.body_len = ntohs(hdr->body_len),
 		.rx_stamp = skb->tstamp,
 	};
-	struct net_device *dev = skb->dev;
 	u64 id = be64_to_cpu(hdr->req_id);
 	struct prism_sock *psk;
 	int err;
 
-	trace_prism_chain_rx(hdr, src_mac);
-	if (dev->mtu <= sizeof(*hdr) || !id ||
+	trace_prism_chain_rx(hdr, src);
+	in.mtu = prism_link_mtu(net, src);
+	if (in.mtu <= (int)sizeof(*hdr) || !id ||
 	    be64_to_cpu(hdr->ack_floor) > id) {
 		prism_stat_add(net, NULL, PRISM_STAT_RX_DROPPED, 1);
 		return;
@@ -502,13 +503,13 @@ void prism_serve_request(struct net *net, struct sk_buff *skb,
 	/* Stateless checks first; see "Trust" above. */
 	err = prism_wire_check_work(in.body, in.body_len, hdr->nops,
 				    &in.resp_len, &in.work);
-	psk = prism_frame_psk(net, dev, hdr);
-	if (prism_refuse_unchecked(net, dev, hdr, src_mac, err, psk,
+	psk = prism_frame_psk(net, src, hdr);
+	if (prism_refuse_unchecked(net, hdr, src, in.mtu, err, psk,
 				   !err && psk &&
 				   prism_chain_authentic(psk, in.body,
 							 in.body_len,
 							 hdr->nops),
 				   in.resp_len))
 		return;
-	prism_serve_chain(psk, dev, &in, src_mac);
+	prism_serve_chain(psk, &in, src);
 }

@@ -35,7 +35,6 @@ static struct prism_reasm *prism_reasm_find(struct prism_session *s, u64 id)
 
 /* A grant of r's state to its client; s locked. */
 static struct sk_buff *prism_reasm_grant(struct prism_sock *psk,
-					 struct net_device *dev,
 					 struct prism_reasm *r, u8 flags)
 {
 	struct prism_whdr tmpl;
@@ -44,7 +43,7 @@ static struct sk_buff *prism_reasm_grant(struct prism_sock *psk,
 	prism_reply_hdr(&tmpl, &r->hdr);
 	prism_seg_rx_grant(&r->rx, flags, &g);
 	prism_stat_add(sock_net(&psk->sk), psk, PRISM_STAT_GRANTS_SENT, 1);
-	return prism_grant_frame(dev, &tmpl, PRISM_SEG_REQ, r->rx.msg_len, &g);
+	return prism_grant_frame(&tmpl, PRISM_SEG_REQ, r->rx.msg_len, &g);
 }
 
 /* Whether the ops of an SREQ may use psk (prism_chain_authentic()). */
@@ -121,11 +120,11 @@ unaccount:
 
 /**
  * prism_serve_sreq() - serve the first frame of a multi-frame request
- * @net: network namespace of the receiving interface
- * @skb: the received frame, linear; skb->dev is the receiving interface
+ * @net: network namespace the frame came in
+ * @skb: the received frame, linear
  * @hdr: its PRISM header, checked by the receiver (version, body_len within
  *       the frame, nops, status and delay 0)
- * @src_mac: source MAC address of the frame
+ * @src: link address of its sender
  *
  * The same stateless checks as prism_serve_request(), on the ops; then a
  * repeat of a chain that ran is answered from the reply cache, a repeat of
@@ -135,12 +134,12 @@ unaccount:
  * Context: Softirq (the receive path), under rcu_read_lock().
  */
 void prism_serve_sreq(struct net *net, struct sk_buff *skb,
-		      const struct prism_whdr *hdr, const u8 *src_mac)
+		      const struct prism_whdr *hdr,
+		      const struct prism_paddr *src)
 {
 	const struct prism_wseg *ws = (const struct prism_wseg *)(hdr + 1);
 	u32 body_len = ntohs(hdr->body_len), msg_len, seg_size, blen;
 	u64 id = be64_to_cpu(hdr->req_id), floor = be64_to_cpu(hdr->ack_floor);
-	struct net_device *dev = skb->dev;
 	struct prism_chain_in in = { .hdr = hdr };
 	struct prism_cached *c;
 	struct prism_session *s;
@@ -152,7 +151,7 @@ void prism_serve_sreq(struct net *net, struct sk_buff *skb,
 	bool admitted;
 	int err;
 
-	trace_prism_chain_rx(hdr, src_mac);
+	trace_prism_chain_rx(hdr, src);
 	if (!id || floor > id || body_len < sizeof(*ws) ||
 	    ws->dir != PRISM_SEG_REQ || ws->reserved || ws->offset) {
 		prism_stat_add(net, NULL, PRISM_STAT_RX_DROPPED, 1);
@@ -165,8 +164,9 @@ void prism_serve_sreq(struct net *net, struct sk_buff *skb,
 					&blen, &in.resp_len, &in.work);
 	if (!err && (blen != msg_len || seg_size < PRISM_SEG_MIN))
 		err = -EINVAL;
-	psk = prism_frame_psk(net, dev, hdr);
-	if (prism_refuse_unchecked(net, dev, hdr, src_mac, err, psk,
+	psk = prism_frame_psk(net, src, hdr);
+	if (prism_refuse_unchecked(net, hdr, src, prism_link_mtu(net, src),
+				   err, psk,
 				   !err && psk &&
 				   prism_manifest_authentic(psk,
 							    (const struct prism_wop *)(ws + 1),
@@ -176,7 +176,7 @@ void prism_serve_sreq(struct net *net, struct sk_buff *skb,
 	admitted = prism_admit(psk);
 	__skb_queue_head_init(&out);
 again:
-	s = prism_session_get(psk, src_mac, ntohl(hdr->src_ep),
+	s = prism_session_get(psk, src, ntohl(hdr->src_ep),
 			      ntohl(hdr->session), floor);
 	if (!s)
 		goto nack;
@@ -194,16 +194,16 @@ again:
 	}
 	if (id - s->floor >= PRISM_WINDOW) {
 		spin_unlock(&s->lock);
-		prism_reply_status(dev, hdr, src_mac, PRISM_S_INVALID);
+		prism_reply_status(net, hdr, src, PRISM_S_INVALID);
 		return;
 	}
 	c = s->slot[id % PRISM_WINDOW];
 	if (c && c->id == id) {
 		/* Ran already: its answer again. */
-		prism_cached_xmit(s, c, dev, NULL, &out);
+		prism_cached_xmit(s, c, NULL, &out);
 		spin_unlock(&s->lock);
 		prism_stat_add(net, psk, PRISM_STAT_DUPLICATES, 1);
-		prism_xmit_list(&out, dev, src_mac);
+		prism_xmit_list(net, &out, src);
 		return;
 	}
 	r = prism_reasm_find(s, id);
@@ -217,30 +217,31 @@ again:
 		}
 		/* Past its first window the client waits for a grant. */
 		if (r->rx.nsegs > r->rx.granted)
-			gskb = prism_reasm_grant(psk, dev, r, 0);
+			gskb = prism_reasm_grant(psk, r, 0);
 	} else if (r->rx.msg_len == msg_len && r->rx.seg_size == seg_size) {
 		/* The client's timer: tell it what is missing. */
-		gskb = prism_reasm_grant(psk, dev, r, PRISM_GRANT_PROBE);
+		gskb = prism_reasm_grant(psk, r, PRISM_GRANT_PROBE);
 	}
 	spin_unlock(&s->lock);
 	if (gskb)
-		prism_xmit_frame(gskb, dev, src_mac);
+		prism_link_xmit(net, gskb, src);
 	return;
 
 nack:
-	prism_nack(psk, dev, hdr, src_mac, why);
+	prism_nack(psk, hdr, src, why);
 }
 
 /* Run a reassembled request r, taken out of its session, and free it. */
 static void prism_reasm_serve(struct net *net, struct prism_sock *psk,
-			      struct net_device *dev, struct prism_reasm *r,
-			      const u8 *src_mac)
+			      struct prism_reasm *r,
+			      const struct prism_paddr *src)
 {
 	struct prism_chain_in in = {
 		.hdr = &r->hdr,
 		.body = r->body,
 		.body_len = r->rx.msg_len,
 		.admitted = true,
+		.mtu = prism_link_mtu(net, src),
 	};
 	int err;
 
@@ -249,14 +250,16 @@ static void prism_reasm_serve(struct net *net, struct prism_sock *psk,
 				    &in.resp_len, &in.work);
 	if (err) {
 		prism_stat_add(net, psk, PRISM_STAT_RX_DROPPED, 1);
-		prism_reply_status(dev, &r->hdr, src_mac, PRISM_S_INVALID);
+		prism_reply_status(net, &r->hdr, src, PRISM_S_INVALID);
 	} else if (!prism_chain_authentic(psk, in.body, in.body_len,
 					  r->hdr.nops)) {
 		prism_stat_add(net, psk, PRISM_STAT_UNAUTH_REFUSED, 1);
-		prism_reply_status(dev, &r->hdr, src_mac,
-				   PRISM_S_NO_ENDPOINT);
+		prism_reply_status(net, &r->hdr, src, PRISM_S_NO_ENDPOINT);
+	} else if (in.mtu <= (int)sizeof(struct prism_whdr)) {
+		/* No way back to the client now: as if lost. */
+		prism_stat_add(net, psk, PRISM_STAT_TX_DROPPED, 1);
 	} else {
-		prism_serve_chain(psk, dev, &in, src_mac);
+		prism_serve_chain(psk, &in, src);
 	}
 	prism_reasm_release(psk, r);
 }
@@ -264,20 +267,20 @@ static void prism_reasm_serve(struct net *net, struct prism_sock *psk,
 /* The session of a segment or grant frame to psk, or NULL. */
 static struct prism_session *prism_frame_session(struct prism_sock *psk,
 						 const struct prism_whdr *hdr,
-						 const u8 *src_mac)
+						 const struct prism_paddr *src)
 {
-	return prism_session_find(psk, src_mac, ntohl(hdr->src_ep),
+	return prism_session_find(psk, src, ntohl(hdr->src_ep),
 				  ntohl(hdr->session));
 }
 
 /**
  * prism_serve_seg() - store a segment of a multi-frame request
- * @net: network namespace of the receiving interface
+ * @net: network namespace the frame came in
  * @skb: the received frame, linear up to its segment header (the payload
- *       may be in fragments); skb->dev is the receiving interface
+ *       may be in fragments)
  * @hdr: its PRISM header (type PRISM_T_SEG, a &struct prism_wseg of
  *       direction PRISM_SEG_REQ in its body: checked by the receiver)
- * @src_mac: source MAC address of the frame
+ * @src: link address of its sender
  *
  * A segment of no reassembly of its session (unknown, finished or
  * abandoned), a duplicate, or one that does not fit the message is dropped
@@ -286,12 +289,12 @@ static struct prism_session *prism_frame_session(struct prism_sock *psk,
  * Context: Softirq (the receive path), under rcu_read_lock().
  */
 void prism_serve_seg(struct net *net, struct sk_buff *skb,
-		     const struct prism_whdr *hdr, const u8 *src_mac)
+		     const struct prism_whdr *hdr,
+		     const struct prism_paddr *src)
 {
 	const struct prism_wseg *ws = (const struct prism_wseg *)(hdr + 1);
 	u32 len = ntohs(hdr->body_len) - sizeof(*ws);
 	u32 offset = ntohl(ws->offset), idx;
-	struct net_device *dev = skb->dev;
 	struct sk_buff *gskb = NULL;
 	struct prism_session *s;
 	struct prism_sock *psk;
@@ -299,10 +302,10 @@ void prism_serve_seg(struct net *net, struct sk_buff *skb,
 	bool done = false;
 	int ret;
 
-	psk = prism_frame_psk(net, dev, hdr);
+	psk = prism_frame_psk(net, src, hdr);
 	if (!psk)
 		goto dropped;
-	s = prism_frame_session(psk, hdr, src_mac);
+	s = prism_frame_session(psk, hdr, src);
 	if (!s)
 		goto dropped;
 	spin_lock(&s->lock);
@@ -322,7 +325,7 @@ void prism_serve_seg(struct net *net, struct sk_buff *skb,
 				   r->body + offset, len));
 	s->last_used = jiffies;
 	if (prism_seg_rx_mark(&r->rx, idx))
-		gskb = prism_reasm_grant(psk, dev, r, 0);
+		gskb = prism_reasm_grant(psk, r, 0);
 	if (r->rx.count == r->rx.nsegs) {
 		/* Out of the session: nothing else can reach it now. */
 		done = true;
@@ -331,9 +334,9 @@ void prism_serve_seg(struct net *net, struct sk_buff *skb,
 	spin_unlock(&s->lock);
 	prism_stat_add(net, psk, PRISM_STAT_SEGS_RECEIVED, 1);
 	if (gskb)
-		prism_xmit_frame(gskb, dev, src_mac);
+		prism_link_xmit(net, gskb, src);
 	if (done)
-		prism_reasm_serve(net, psk, dev, r, src_mac);
+		prism_reasm_serve(net, psk, r, src);
 	return;
 
 dropped:
@@ -342,11 +345,11 @@ dropped:
 
 /**
  * prism_serve_grant() - the client's grant for a large answer
- * @net: network namespace of the receiving interface
- * @skb: the received frame, linear; skb->dev is the receiving interface
+ * @net: network namespace the frame came in
+ * @skb: the received frame, linear
  * @hdr: its PRISM header (type PRISM_T_GRANT, a &struct prism_wgrant of
  *       direction PRISM_SEG_RESP as its body: checked by the receiver)
- * @src_mac: source MAC address of the frame
+ * @src: link address of its sender
  *
  * Sends the segments of the cached answer that the grant asks for.  A
  * grant for no segmented answer of its session is dropped (rx_dropped).
@@ -354,21 +357,21 @@ dropped:
  * Context: Softirq (the receive path), under rcu_read_lock().
  */
 void prism_serve_grant(struct net *net, struct sk_buff *skb,
-		       const struct prism_whdr *hdr, const u8 *src_mac)
+		       const struct prism_whdr *hdr,
+		       const struct prism_paddr *src)
 {
 	const struct prism_wgrant *wg = (const struct prism_wgrant *)(hdr + 1);
 	u64 id = be64_to_cpu(hdr->req_id);
-	struct net_device *dev = skb->dev;
 	struct prism_session *s;
 	struct prism_sock *psk;
 	struct sk_buff_head out;
 	struct prism_cached *c;
 	struct prism_grant g;
 
-	psk = prism_frame_psk(net, dev, hdr);
+	psk = prism_frame_psk(net, src, hdr);
 	if (!psk || prism_grant_decode(wg, &g))
 		goto drop;
-	s = prism_frame_session(psk, hdr, src_mac);
+	s = prism_frame_session(psk, hdr, src);
 	if (!s)
 		goto drop;
 	spin_lock(&s->lock);
@@ -379,9 +382,9 @@ void prism_serve_grant(struct net *net, struct sk_buff *skb,
 	}
 	__skb_queue_head_init(&out);
 	s->last_used = jiffies;
-	prism_cached_xmit(s, c, dev, &g, &out);
+	prism_cached_xmit(s, c, &g, &out);
 	spin_unlock(&s->lock);
-	prism_xmit_list(&out, dev, src_mac);
+	prism_xmit_list(net, &out, src);
 	return;
 drop:
 	prism_stat_add(net, psk, PRISM_STAT_RX_DROPPED, 1);

@@ -2,11 +2,13 @@
 /*
  * Multi-core receive: target-side frames (requests, their segments, grants
  * for answers) are spread over the CPUs by a hash of the client session
- * (source MAC, source endpoint, session nonce).  NIC RSS and RPS cannot do
- * it: the flow dissector does not know our EtherType, so every PRISM frame
- * of a receive queue hashes alike and lands on one CPU.
+ * (source link address, source endpoint, session nonce).  On raw Ethernet
+ * NIC RSS and RPS cannot do it: the flow dissector does not know our
+ * EtherType, so every PRISM frame of a receive queue hashes alike and
+ * lands on one CPU.  (In UDP mode they can: udp.c hashes sessions into
+ * source ports.)
  *
- * prism_rcv() validates a frame on the CPU that received it, then asks
+ * prism_link_rcv() validates a frame on the CPU that received it, then asks
  * prism_steer_frame() where it goes.  The hash picks one CPU of the map
  * (online CPUs of module parameter steer_cpus).  Its own CPU with an empty
  * queue: the frame is processed inline.  Otherwise it is appended to that
@@ -84,7 +86,7 @@ static bool prism_steer_ready;			/* map maintained */
 
 /**
  * prism_steer_hash() - hash of a client session
- * @src_mac: source MAC address of the frame (ETH_ALEN bytes)
+ * @src: link address of the frame's sender
  * @src_ep: its source endpoint id
  * @session: its session nonce
  * @seed: random per module load, so that clients cannot aim at a CPU
@@ -92,15 +94,10 @@ static bool prism_steer_ready;			/* map maintained */
  * Context: Any context.
  * Return: the hash.
  */
-u32 prism_steer_hash(const u8 *src_mac, u32 src_ep, u32 session, u32 seed)
+u32 prism_steer_hash(const struct prism_paddr *src, u32 src_ep, u32 session,
+		     u32 seed)
 {
-	u32 k[4];
-
-	k[0] = get_unaligned((const u32 *)src_mac);
-	k[1] = get_unaligned((const u16 *)(src_mac + 4));
-	k[2] = src_ep;
-	k[3] = session;
-	return jhash2(k, ARRAY_SIZE(k), seed);
+	return jhash_2words(src_ep, session, prism_paddr_hash(src, seed));
 }
 EXPORT_SYMBOL_IF_KUNIT(prism_steer_hash);
 
@@ -287,16 +284,16 @@ static void prism_steer_enqueue(struct prism_steer_cpu *sc, struct sk_buff *skb,
 
 /**
  * prism_steer_frame() - steer a target-side frame to the CPU of its session
- * @skb: frame validated by prism_rcv() (header in the linear part)
+ * @skb: frame validated by prism_link_rcv() (header in the linear part)
  * @hdr: its PRISM header
- * @src_mac: its source MAC address
+ * @src: link address of its sender
  *
  * Context: Softirq (the receive path).
  * Return: true if @skb was queued for another run (consumed); false if the
  * caller processes it now, on this CPU.
  */
 bool prism_steer_frame(struct sk_buff *skb, const struct prism_whdr *hdr,
-		       const u8 *src_mac)
+		       const struct prism_paddr *src)
 {
 	struct prism_steer_map *map;
 	struct prism_steer_cpu *sc;
@@ -310,7 +307,7 @@ bool prism_steer_frame(struct sk_buff *skb, const struct prism_whdr *hdr,
 	map = rcu_dereference(prism_steer_map);
 	if (!map)
 		goto out;
-	hash = prism_steer_hash(src_mac, ntohl(hdr->src_ep),
+	hash = prism_steer_hash(src, ntohl(hdr->src_ep),
 				ntohl(hdr->session), prism_steer_seed);
 	cpu = prism_steer_pick(hash, map->cpus, map->len);
 	sc = per_cpu_ptr(prism_steer_cpus, cpu);

@@ -13,22 +13,21 @@
 struct sk_buff;
 struct net_device;
 struct prism_whdr;
+struct prism_paddr;
 
 int prism_steer_init(void);
 void prism_steer_exit(void);
 bool prism_steer_frame(struct sk_buff *skb, const struct prism_whdr *hdr,
-		       const u8 *src_mac);
+		       const struct prism_paddr *src);
 void prism_steer_flush_dev(struct net_device *dev);
 u32 prism_steer_backlog(void);
 
 /* Pure parts, exported to the KUnit suite. */
-u32 prism_steer_hash(const u8 *src_mac, u32 src_ep, u32 session, u32 seed);
+u32 prism_steer_hash(const struct prism_paddr *src, u32 src_ep, u32 session,
+		     u32 seed);
 unsigned int prism_steer_map_fill(u16 *cpus, const unsigned long *allowed,
 				  const unsigned long *online, unsigned int nbits,
 				  int exclude);
 unsigned int prism_steer_pick(u32 hash, const u16 *cpus, unsigned int n);
-
-/* dev.c: the rest of receive for a frame prism_rcv() validated. */
-int prism_rcv_finish(struct sk_buff *skb);
 
 #endif /* _PRISM_STEER_H */

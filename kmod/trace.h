@@ -17,6 +17,7 @@
 #define _PRISM_TRACE_TYPES_H
 
 #include "prism.h"
+#include "link.h"
 
 /* Why a target NACKed a chain (prism_chain_nack.reason). */
 enum prism_nack_reason {
@@ -40,6 +41,31 @@ static inline u8 prism_trace_opcode(const struct prism_whdr *hdr)
 	if (ntohs(hdr->body_len) < sizeof(struct prism_wop))
 		return 0;
 	return ((const struct prism_wop *)(hdr + 1))->opcode;
+}
+
+/*
+ * What an event records of a link address: the MAC address (zero for UDP),
+ * the IP address (IPv4 as ::ffff:a.b.c.d; zero for Ethernet) and the UDP
+ * port (0 for Ethernet).
+ */
+static inline void prism_trace_addr(const struct prism_paddr *pa, u8 *mac,
+				    u8 *ip, u16 *port)
+{
+	struct in6_addr a = {};
+
+	memset(mac, 0, ETH_ALEN);
+	*port = 0;
+	if (pa->kind == PRISM_LINK_ETH) {
+		memcpy(mac, pa->mac, ETH_ALEN);
+	} else if (pa->kind == PRISM_LINK_UDP6) {
+		a = pa->ip6;
+		*port = ntohs(pa->port);
+	} else {
+		a.s6_addr32[2] = htonl(0xffff);
+		a.s6_addr32[3] = pa->ip4;
+		*port = ntohs(pa->port);
+	}
+	memcpy(ip, &a, sizeof(a));
 }
 
 #endif /* _PRISM_TRACE_TYPES_H */
@@ -75,25 +101,30 @@ TRACE_DEFINE_ENUM(PRISM_NACK_RECEIVED);
 
 /* Target: a request frame arrived (before any check of it). */
 TRACE_EVENT(prism_chain_rx,
-	    TP_PROTO(const struct prism_whdr *hdr, const u8 *src_mac),
-	    TP_ARGS(hdr, src_mac),
+	    TP_PROTO(const struct prism_whdr *hdr,
+		     const struct prism_paddr *src_addr),
+	    TP_ARGS(hdr, src_addr),
 	    TP_STRUCT__entry(__array(u8, src, ETH_ALEN)
+			     __array(u8, ip, 16)
+			     __field(u16, port)
 			     __field(u32, src_ep)
 			     __field(u32, dst_ep)
 			     __field(u64, req_id)
 			     __field(u8, nops)
 			     __field(u8, opcode)
 	    ),
-	    TP_fast_assign(memcpy(__entry->src, src_mac, ETH_ALEN);
+	    TP_fast_assign(prism_trace_addr(src_addr, __entry->src,
+					    __entry->ip, &__entry->port);
 			   __entry->src_ep = ntohl(hdr->src_ep);
 			   __entry->dst_ep = ntohl(hdr->dst_ep);
 			   __entry->req_id = be64_to_cpu(hdr->req_id);
 			   __entry->nops = hdr->nops;
 			   __entry->opcode = prism_trace_opcode(hdr);
 	    ),
-	    TP_printk("src=%pM src_ep=%u dst_ep=%u req_id=%llu nops=%u opcode=%u",
+	    TP_printk("src=%pM src_ep=%u dst_ep=%u req_id=%llu nops=%u opcode=%u ip=%pI6c port=%u",
 		      __entry->src, __entry->src_ep, __entry->dst_ep,
-		      __entry->req_id, __entry->nops, __entry->opcode)
+		      __entry->req_id, __entry->nops, __entry->opcode,
+		      __entry->ip, __entry->port)
 );
 
 /* Target: a chain ran (once; repeats are answered from the reply cache). */
@@ -128,11 +159,15 @@ TRACE_EVENT(prism_chain_exec,
  * first transmission; tries: transmissions (NACKed resends not counted).
  */
 TRACE_EVENT(prism_chain_complete,
-	    TP_PROTO(u32 ep, const u8 *dst_mac, u32 dst_ep, u64 req_id, u8 status,
-		     ktime_t first_sent, u32 tries, u32 nacks),
-	    TP_ARGS(ep, dst_mac, dst_ep, req_id, status, first_sent, tries, nacks),
+	    TP_PROTO(u32 ep, const struct prism_paddr *dst_addr, u32 dst_ep,
+		     u64 req_id, u8 status, ktime_t first_sent, u32 tries,
+		     u32 nacks),
+	    TP_ARGS(ep, dst_addr, dst_ep, req_id, status, first_sent, tries,
+		    nacks),
 	    TP_STRUCT__entry(__field(u32, ep)
 			     __array(u8, dst, ETH_ALEN)
+			     __array(u8, ip, 16)
+			     __field(u16, port)
 			     __field(u32, dst_ep)
 			     __field(u64, req_id)
 			     __field(u8, status)
@@ -141,7 +176,8 @@ TRACE_EVENT(prism_chain_complete,
 			     __field(u32, nacks)
 	    ),
 	    TP_fast_assign(__entry->ep = ep;
-			   memcpy(__entry->dst, dst_mac, ETH_ALEN);
+			   prism_trace_addr(dst_addr, __entry->dst,
+					    __entry->ip, &__entry->port);
 			   __entry->dst_ep = dst_ep;
 			   __entry->req_id = req_id;
 			   __entry->status = status;
@@ -149,10 +185,10 @@ TRACE_EVENT(prism_chain_complete,
 			   __entry->tries = tries;
 			   __entry->nacks = nacks;
 	    ),
-	    TP_printk("ep=%u dst=%pM dst_ep=%u req_id=%llu status=%u latency_us=%llu tries=%u nacks=%u",
+	    TP_printk("ep=%u dst=%pM dst_ep=%u req_id=%llu status=%u latency_us=%llu tries=%u nacks=%u ip=%pI6c port=%u",
 		      __entry->ep, __entry->dst, __entry->dst_ep, __entry->req_id,
 		      __entry->status, __entry->latency_us, __entry->tries,
-		      __entry->nacks)
+		      __entry->nacks, __entry->ip, __entry->port)
 );
 
 /*
@@ -189,27 +225,31 @@ TRACE_EVENT(prism_chain_retransmit,
  * target; the reason is not on the wire).
  */
 TRACE_EVENT(prism_chain_nack,
-	    TP_PROTO(u8 dir, u32 ep, const u8 *peer_mac, u32 peer_ep, u64 req_id,
-		     u8 reason),
-	    TP_ARGS(dir, ep, peer_mac, peer_ep, req_id, reason),
+	    TP_PROTO(u8 dir, u32 ep, const struct prism_paddr *peer_addr,
+		     u32 peer_ep, u64 req_id, u8 reason),
+	    TP_ARGS(dir, ep, peer_addr, peer_ep, req_id, reason),
 	    TP_STRUCT__entry(__field(u8, dir)
 			     __field(u32, ep)
 			     __array(u8, peer, ETH_ALEN)
+			     __array(u8, ip, 16)
+			     __field(u16, port)
 			     __field(u32, peer_ep)
 			     __field(u64, req_id)
 			     __field(u8, reason)
 	    ),
 	    TP_fast_assign(__entry->dir = dir;
 			   __entry->ep = ep;
-			   memcpy(__entry->peer, peer_mac, ETH_ALEN);
+			   prism_trace_addr(peer_addr, __entry->peer,
+					    __entry->ip, &__entry->port);
 			   __entry->peer_ep = peer_ep;
 			   __entry->req_id = req_id;
 			   __entry->reason = reason;
 	    ),
-	    TP_printk("dir=%s ep=%u peer=%pM peer_ep=%u req_id=%llu reason=%s",
+	    TP_printk("dir=%s ep=%u peer=%pM peer_ep=%u req_id=%llu reason=%s ip=%pI6c port=%u",
 		      prism_show_nack_dir(__entry->dir), __entry->ep,
 		      __entry->peer, __entry->peer_ep, __entry->req_id,
-		      prism_show_nack_reason(__entry->reason))
+		      prism_show_nack_reason(__entry->reason), __entry->ip,
+		      __entry->port)
 );
 
 #endif /* _PRISM_TRACE_H */

@@ -13,6 +13,7 @@
 #      PRISM_HZ_K (CAS increments per phase of the hostile suite, 300),
 #      PRISM_LARGE_MAX (largest op of the large suite, 1048576),
 #      PRISM_LARGE_NETEM_MAX (largest op of its sweep under netem, 262144),
+#      PRISM_UDP_N (CAS increments per client of the udp suite, 150),
 #      PRISM_GUEST_APPS (0: skip the slower prismctl and application
 #      suites; default 1),
 #      PRISM_GUEST_SUITES (names of the suites to run, space separated,
@@ -57,6 +58,7 @@ suite mcore "$repo/selftests/prism/mcore/test_mcore.sh"
 suite large env LARGE_MAX="${PRISM_LARGE_MAX:-1048576}" \
 	LARGE_NETEM_MAX="${PRISM_LARGE_NETEM_MAX:-262144}" \
 	"$repo/selftests/prism/large/test_large.sh"
+suite udp env UDP_N="${PRISM_UDP_N:-150}" "$repo/selftests/prism/udp/test_udp.sh"
 [ "${PRISM_GUEST_APPS:-1}" = 0 ] && exit $status
 suite prismctl env \
 	PRISM_SERVER="$repo/liburing-prism/build/prism-example-server" \

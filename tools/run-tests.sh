@@ -386,7 +386,7 @@ stage_selftests() {
 			# The second supported kernel: the suites that exercise
 			# the kernel's APIs (the rest runs the same code paths).
 			tmo=${PRISM_TIMEOUT_K612:-2400}
-			extra="PRISM_GUEST_SUITES='core hostile large' PRISM_GUEST_APPS=0 PRISM_FLOOD_FRAMES=25000 PRISM_LARGE_NETEM_MAX=65536"
+			extra="PRISM_GUEST_SUITES='core hostile large udp' PRISM_GUEST_APPS=0 PRISM_FLOOD_FRAMES=25000 PRISM_LARGE_NETEM_MAX=65536"
 		fi
 	else
 		if ! debug_module; then

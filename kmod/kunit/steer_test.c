@@ -8,6 +8,7 @@
 #include <linux/bitmap.h>
 #include <linux/if_ether.h>
 #include <linux/random.h>
+#include "../link.h"
 #include "../steer.h"
 
 struct t_map_case {
@@ -55,19 +56,52 @@ static void map_fill_cases(struct kunit *test)
 		KUNIT_EXPECT_EQ(test, cpus[i], c->cpus[i]);
 }
 
-static const u8 t_mac[ETH_ALEN] = { 0x02, 0, 0, 0, 0x06, 0x0b };
+static const struct prism_paddr t_eth = {
+	.kind = PRISM_LINK_ETH, .ifindex = 3,
+	.mac = { 0x02, 0, 0, 0, 0x06, 0x0b },
+};
 
 /* One session, one hash: every field of the key and the seed count. */
 static void hash_is_per_session(struct kunit *test)
 {
-	static const u8 other_mac[ETH_ALEN] = { 0x02, 0, 0, 0, 0x06, 0x0c };
-	u32 h = prism_steer_hash(t_mac, 7, 0x1234, 99);
+	struct prism_paddr other = t_eth;
+	u32 h = prism_steer_hash(&t_eth, 7, 0x1234, 99);
 
-	KUNIT_EXPECT_EQ(test, prism_steer_hash(t_mac, 7, 0x1234, 99), h);
-	KUNIT_EXPECT_NE(test, prism_steer_hash(other_mac, 7, 0x1234, 99), h);
-	KUNIT_EXPECT_NE(test, prism_steer_hash(t_mac, 8, 0x1234, 99), h);
-	KUNIT_EXPECT_NE(test, prism_steer_hash(t_mac, 7, 0x1235, 99), h);
-	KUNIT_EXPECT_NE(test, prism_steer_hash(t_mac, 7, 0x1234, 100), h);
+	other.mac[5] = 0x0c;
+	KUNIT_EXPECT_EQ(test, prism_steer_hash(&t_eth, 7, 0x1234, 99), h);
+	KUNIT_EXPECT_NE(test, prism_steer_hash(&other, 7, 0x1234, 99), h);
+	KUNIT_EXPECT_NE(test, prism_steer_hash(&t_eth, 8, 0x1234, 99), h);
+	KUNIT_EXPECT_NE(test, prism_steer_hash(&t_eth, 7, 0x1235, 99), h);
+	KUNIT_EXPECT_NE(test, prism_steer_hash(&t_eth, 7, 0x1234, 100), h);
+}
+
+/*
+ * UDP: the sender's IP address is part of the session, the local address
+ * it was sent to is not (prism_paddr_equal()).
+ */
+static void hash_of_udp_sender(struct kunit *test)
+{
+	struct prism_paddr a, b;
+	u32 h;
+
+	prism_paddr_zero(&a);
+	a.kind = PRISM_LINK_UDP4;
+	a.port = htons(4795);
+	a.ip4 = htonl(0x0a000001);
+	a.local4 = htonl(0x0a000002);
+	h = prism_steer_hash(&a, 7, 0x1234, 99);
+	b = a;
+	b.local4 = htonl(0x0a000003);
+	KUNIT_EXPECT_EQ(test, prism_steer_hash(&b, 7, 0x1234, 99), h);
+	KUNIT_EXPECT_TRUE(test, prism_paddr_equal(&a, &b));
+	b.ip4 = htonl(0x0a000004);
+	KUNIT_EXPECT_NE(test, prism_steer_hash(&b, 7, 0x1234, 99), h);
+	KUNIT_EXPECT_FALSE(test, prism_paddr_equal(&a, &b));
+	/* The same address bytes as IPv6 are another sender. */
+	b = a;
+	b.kind = PRISM_LINK_UDP6;
+	KUNIT_EXPECT_FALSE(test, prism_paddr_equal(&a, &b));
+	KUNIT_EXPECT_NE(test, prism_steer_hash(&b, 7, 0x1234, 99), h);
 }
 
 struct t_spread_case {
@@ -103,7 +137,7 @@ static void pick_spreads_sessions(struct kunit *test)
 	u32 seed = get_random_u32();
 
 	for (s = 0; s < T_SESSIONS; s++) {
-		u32 hash = prism_steer_hash(t_mac, 1 + s % 3, get_random_u32(),
+		u32 hash = prism_steer_hash(&t_eth, 1 + s % 3, get_random_u32(),
 					    seed);
 		unsigned int cpu = prism_steer_pick(hash, c->cpus, c->n);
 
@@ -121,6 +155,7 @@ static void pick_spreads_sessions(struct kunit *test)
 static struct kunit_case steer_test_cases[] = {
 	KUNIT_CASE_PARAM(map_fill_cases, t_map_gen_params),
 	KUNIT_CASE(hash_is_per_session),
+	KUNIT_CASE(hash_of_udp_sender),
 	KUNIT_CASE_PARAM(pick_spreads_sessions, t_spread_gen_params),
 	{}
 };

@@ -202,11 +202,61 @@ static inline void prism_addr_init(struct sockaddr_prism *sa,
 }
 
 /*
+ * Either kind of address (prism(7), "UDP"): the calls below take a
+ * struct sockaddr_prism * and read sprism_kind to tell a struct
+ * sockaddr_prism_udp; where they write an address (prism_local_addr(),
+ * prism_wait_from()), the buffer must have room for the socket's kind, as
+ * this union has.
+ */
+union prism_sockaddr {
+	struct sockaddr_prism		eth;
+	struct sockaddr_prism_udp	udp;
+};
+
+/* Bytes of an address, by its kind. */
+static inline unsigned int prism_addr_len(const struct sockaddr_prism *sa)
+{
+	return sa->sprism_kind == PRISM_ADDR_UDP ?
+	       (unsigned int)sizeof(struct sockaddr_prism_udp) :
+	       (unsigned int)sizeof(struct sockaddr_prism);
+}
+
+/*
+ * A UDP address from text: "A.B.C.D", "IPV6" or "IPV6%IFNAME" (the
+ * interface of a link-local address), port 0 for the module's udp_port.
+ * Returns 0 or -EINVAL (-ENODEV: no such interface).
+ */
+int prism_addr_from_ip(struct sockaddr_prism_udp *sa, const char *ip,
+		       unsigned int port, __u32 ep);
+/*
+ * "HOST[:PORT]/EP" with HOST an IPv4 address or a bracketed IPv6 one
+ * ("[fd00::1]:4795/7", "[fe80::1%veth0]/7"), or "MAC/EP" for raw
+ * Ethernet ("02:00:00:00:01:0a/7"; sa->udp is then sa->eth).  Returns 0
+ * or -EINVAL.
+ */
+int prism_parse_addr(const char *s, union prism_sockaddr *sa);
+/*
+ * The text of an address, in the format prism_parse_addr() reads; buf
+ * needs PRISM_ADDR_STRLEN bytes.
+ */
+#define PRISM_ADDR_STRLEN	80
+char *prism_format_addr(const struct sockaddr_prism *sa, char *buf);
+
+/*
  * Open a socket bound to interface ifname (or ifindex when ifname is NULL)
  * and endpoint ep (0: any).  Returns the fd or -errno.
  */
 int prism_open(const char *ifname, int ifindex, __u32 ep);
-/* getsockname(): ifindex, ep and interface MAC. */
+/*
+ * Open a socket bound to UDP (prism(7), "UDP"): on local address ip
+ * ("A.B.C.D" or an IPv6 address; NULL or "" for any address of both
+ * families) and endpoint ep (0: any).  Returns the fd or -errno.
+ */
+int prism_open_udp(const char *ip, __u32 ep);
+/*
+ * getsockname(): Ethernet: ifindex, ep and interface MAC; UDP: address
+ * (any: ipfamily 0), port and ep.  sa needs room for the socket's kind.
+ */
 int prism_local_addr(int fd, struct sockaddr_prism *sa);
 
 /*

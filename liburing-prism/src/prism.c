@@ -131,13 +131,17 @@ int prism_open(const char *ifname, int ifindex, __u32 ep)
 
 int prism_local_addr(int fd, struct sockaddr_prism *sa)
 {
-	socklen_t len = sizeof(*sa);
+	union prism_sockaddr a;
+	socklen_t len = sizeof(a);
 
-	memset(sa, 0, sizeof(*sa));
-	if (getsockname(fd, (struct sockaddr *)sa, &len) < 0)
+	memset(&a, 0, sizeof(a));
+	if (getsockname(fd, (struct sockaddr *)&a, &len) < 0)
 		return -errno;
-	if (len < sizeof(*sa))
+	if (len < sizeof(a.eth) || len > sizeof(a) ||
+	    len != prism_addr_len(&a.eth))
 		return -EPROTO;
+	/* The caller has room for the socket's kind. */
+	memcpy(sa, &a, len);
 	return 0;
 }
 
@@ -241,7 +245,7 @@ int prism_submit(int fd, const struct sockaddr_prism *dst,
 	iov.iov_len = (size_t)len;
 	memset(&mh, 0, sizeof(mh));
 	mh.msg_name = (void *)dst;
-	mh.msg_namelen = dst ? sizeof(*dst) : 0;
+	mh.msg_namelen = dst ? prism_addr_len(dst) : 0;
 	mh.msg_iov = &iov;
 	mh.msg_iovlen = 1;
 	do {
@@ -265,7 +269,8 @@ static ssize_t recv_raw(int fd, void *buf, size_t len,
 	if (src) {
 		memset(src, 0, sizeof(*src));
 		mh.msg_name = src;
-		mh.msg_namelen = sizeof(*src);
+		/* The caller has room for the socket's kind (the kernel's). */
+		mh.msg_namelen = sizeof(union prism_sockaddr);
 	}
 	mh.msg_iov = &iov;
 	mh.msg_iovlen = 1;

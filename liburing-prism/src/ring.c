@@ -38,7 +38,7 @@
 struct prism_ring_slot {
 	struct msghdr		mh;
 	struct iovec		iov;
-	struct sockaddr_prism	dst;
+	union prism_sockaddr	dst;
 	__u64			user_data;
 	void			*data;
 	size_t			cap;
@@ -285,9 +285,9 @@ int prism_ring_queue(struct prism_ring *r, const struct sockaddr_prism *dst,
 	s->user_data = prism_chain_hdr(c)->user_data;
 	memset(&s->mh, 0, sizeof(s->mh));
 	if (dst) {
-		s->dst = *dst;
+		s->mh.msg_namelen = prism_addr_len(dst);
+		memcpy(&s->dst, dst, s->mh.msg_namelen);
 		s->mh.msg_name = &s->dst;
-		s->mh.msg_namelen = sizeof(s->dst);
 	}
 	s->iov.iov_base = s->data;
 	s->iov.iov_len = (size_t)len;

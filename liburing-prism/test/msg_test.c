@@ -156,7 +156,7 @@ static void test_family_and_addr(void)
 	prism_addr_init(&sa, mac, 1234);
 	CHECK_EQ(sa.sprism_family, fam);
 	CHECK_EQ(sa.sprism_ep, 1234);
-	CHECK_EQ(sa.sprism_reserved, 0);
+	CHECK_EQ(sa.sprism_kind, 0);
 	CHECK_EQ(sa.sprism_ifindex, 0);
 	CHECK(!memcmp(sa.sprism_mac, mac, 6));
 	CHECK_EQ(sa.sprism_zero[0] | sa.sprism_zero[1], 0);

@@ -4,7 +4,12 @@
  *
  *   prism_test server IF EP INFO [--big MB]
  *	bind IF/EP, register the test regions and free lists, write INFO
- *	(atomically), then sleep in pause() forever
+ *	(atomically), then sleep in pause() forever.  Wherever a command
+ *	takes an interface IF, "udp:IP" binds to UDP on local address IP
+ *	instead, "udp" to UDP on any address (prism(7), "UDP")
+ *   Clients take --dst ADDR ("IP[:PORT]/EP", "[IPV6%IF]/EP"; see
+ *	prism_parse_addr(3)) to reach the server at another address than
+ *	its info file says (one bound to any address, a link-local one)
  *   prism_test client CASE --if IF --info INFO [--peer-ns NS --peer-if IF]
  *	run one end-to-end case against the server; exit 0 = pass (the
  *	cases: cases/, listed in cases/registry.c)
@@ -29,6 +34,9 @@
  *   prism_test ping --if IF --info INFO [--n TIMEOUT_MS]
  *	READ chains (200 ms timeout each) until the server answers: a
  *	bounded readiness check of the path (bridges, links)
+ *   prism_test pmtu --if IF --info INFO --n LEN
+ *	READs of LEN bytes until one completes whole, then 5 more that
+ *	must (a path whose MTU just shrank)
  *   prism_test flood --if IF --info INFO --ready F
  *	keep chains in flight until the interface disappears; then check
  *	that every chain completed exactly once
@@ -52,6 +60,7 @@
 
 struct opts {
 	const char *ifname, *info, *peer_ns, *peer_if, *ready, *go, *outdir;
+	const char *dst;
 	__u64 off, expect;
 	long n, big_mb;
 };
@@ -71,6 +80,7 @@ static void parse_opts(int argc, char **argv, struct opts *o)
 		PU_OPT("n", o->n, "N", "how many"),
 		PU_OPT("big", o->big_mb, "MB", "server: a big region of MB MiB"),
 		PU_OPT("outdir", o->outdir, "DIR", "client-all: one file per case"),
+		PU_OPT("dst", o->dst, "ADDR", "the server's address (default: its info file's)"),
 		PU_OPT_END,
 	};
 
@@ -101,7 +111,7 @@ static void *map(size_t len)
 
 static int cmd_server(int argc, char **argv)
 {
-	struct sockaddr_prism me;
+	union prism_sockaddr me;
 	struct srv_info s;
 	struct opts o;
 	unsigned char *rwm, *ro, *na;
@@ -113,7 +123,7 @@ static int cmd_server(int argc, char **argv)
 		die("usage: server IF EP INFO [--big MB]", EINVAL);
 	parse_opts(argc - 3, argv + 3, &o);
 	memset(&s, 0, sizeof(s));
-	fd = prism_open(argv[1], 0, (__u32)strtoul(argv[2], NULL, 0));
+	fd = st_open(argv[1], (__u32)strtoul(argv[2], NULL, 0));
 	if (fd < 0)
 		die("prism_open", fd);
 
@@ -174,13 +184,15 @@ static int cmd_server(int argc, char **argv)
 	 */
 	syscall(__NR_membarrier, MEMBARRIER_CMD_GLOBAL, 0, 0);
 
-	err = prism_local_addr(fd, &me);
+	err = prism_local_addr(fd, &me.eth);
 	if (err)
 		die("getsockname", err);
 	s.pid = getpid();
-	memcpy(s.mac, me.sprism_mac, 6);
-	s.ep = me.sprism_ep;
-	s.ifindex = me.sprism_ifindex;
+	memcpy(s.mac, me.eth.sprism_mac, 6);
+	s.ep = me.eth.sprism_ep;
+	s.ifindex = me.eth.sprism_ifindex;
+	if (me.eth.sprism_kind == PRISM_ADDR_UDP)
+		prism_format_addr(&me.eth, s.addr);
 	err = srv_info_save(argv[3], &s);
 	if (err)
 		die("writing the info file", err);
@@ -210,15 +222,21 @@ static int client_open(struct client *c, const struct opts *o)
 	c->ifname = o->ifname;
 	c->peer_ns = o->peer_ns;
 	c->peer_if = o->peer_if;
-	c->fd = prism_open(o->ifname, 0, 0);
+	c->fd = st_open(o->ifname, 0);
 	if (c->fd < 0) {
 		printf("# prism_open(%s): %s\n", o->ifname, errno_name(-c->fd));
 		return c->fd;
 	}
 	/* Guard against hangs: a blocking receive gives up after 20 s. */
 	setsockopt(c->fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
-	prism_addr_init(&c->dst, c->s.mac, c->s.ep);
-	return prism_local_addr(c->fd, &c->me);
+	if (o->dst)
+		snprintf(c->s.addr, sizeof(c->s.addr), "%s", o->dst);
+	err = st_dest(&c->s, &c->dst);
+	if (err) {
+		printf("# bad address %s: %s\n", c->s.addr, errno_name(-err));
+		return err;
+	}
+	return prism_local_addr(c->fd, &c->me.eth);
 }
 
 static int cmd_client(int argc, char **argv)
@@ -471,7 +489,7 @@ static int cmd_ping(int argc, char **argv)
 		cl_chain(&c, &ch);
 		prism_chain_set_timeout(&ch, 200);
 		prism_prep_read(&ch, c.s.rw_rkey, rw(&c, 0), 8);
-		n = prism_execute(c.fd, &c.dst, &ch, c.out, sizeof(c.out));
+		n = prism_execute(c.fd, &c.dst.eth, &ch, c.out, sizeof(c.out));
 		if (n > 0 && cl_msg(&c)->status == PRISM_S_OK) {
 			printf("# server answered after %d tries, %lld ms\n", tries,
 			       now_ms() - t0);
@@ -481,6 +499,61 @@ static int cmd_ping(int argc, char **argv)
 	printf("# no answer in %lld ms (%d tries; last: %s)\n", now_ms() - t0, tries,
 	       n < 0 ? errno_name((int)-n) : prism_status_str(cl_msg(&c)->status));
 	return 1;
+}
+
+/*
+ * READs of n bytes of the RW region's pattern (n <= PAT_END): up to 20
+ * tries (2 s deadline each) until one completes whole, then 5 that must
+ * all complete whole.  Over a path whose MTU shrinks, the first answers
+ * may be lost for good (sized for the old MTU); those after the ICMP
+ * that taught the target the new one are not.
+ */
+static int cmd_pmtu(int argc, char **argv)
+{
+	static struct client c;
+	struct prism_chain_buf ch;
+	struct opts o;
+	unsigned char *out;
+	size_t cap;
+	int i, tries = 0, good = 0, n;
+	const struct prism_msg *m;
+	const unsigned char *p;
+	__u32 len;
+
+	parse_opts(argc, argv, &o);
+	if (o.n <= 0 || o.n > (long)PAT_END || client_open(&c, &o))
+		die("usage: pmtu --if IF --info INFO --n LEN", EINVAL);
+	cap = sizeof(struct prism_msg) + sizeof(struct prism_op_result) +
+	      (size_t)o.n;
+	out = malloc(cap);
+	if (!out)
+		die("malloc", ENOMEM);
+	m = (const struct prism_msg *)out;
+	while (good < 6 && tries < 26) {
+		cl_chain(&c, &ch);
+		prism_chain_set_timeout(&ch, 2000);
+		prism_prep_read(&ch, c.s.rw_rkey, rw(&c, 0), (__u32)o.n);
+		tries++;
+		n = (int)prism_execute(c.fd, &c.dst.eth, &ch, out, cap);
+		p = n > 0 && m->status == PRISM_S_OK ?
+		    prism_msg_data(m, 0, &len) : NULL;
+		for (i = 0; p && len == (__u32)o.n && i < o.n; i++)
+			if (p[i] != pat((uint64_t)i))
+				break;
+		if (p && len == (__u32)o.n && i == o.n) {
+			good++;
+		} else if (good) {
+			printf("# READ %d of %ld bytes after a good one: %s\n", tries,
+			       o.n, n < 0 ? errno_name(-n) : prism_status_str(m->status));
+			return 1;
+		} else {
+			printf("# READ %d: %s\n", tries,
+			       n < 0 ? errno_name(-n) : prism_status_str(m->status));
+		}
+	}
+	printf("# %d READs, %d whole\n", tries, good);
+	free(out);
+	return good == 6 ? 0 : 1;
 }
 
 /* ------------------------------------------------------------------------
@@ -526,7 +599,7 @@ static int cmd_flood(int argc, char **argv)
 
 		setsockopt(c.fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
 	}
-	bh = c.dst;
+	bh = c.dst.eth;
 	prism_parse_mac("02:00:00:00:99:96", bh.sprism_mac);
 	for (i = 0; i < BH; i++) {
 		prism_chain_init(&ch, c.cbuf, sizeof(c.cbuf), ++submitted);
@@ -543,7 +616,7 @@ static int cmd_flood(int argc, char **argv)
 
 			prism_chain_init(&ch, c.cbuf, sizeof(c.cbuf), submitted + 1);
 			prism_prep_read(&ch, c.s.rw_rkey, rw(&c, (submitted % 512) * 64), 64);
-			err = prism_submit(c.fd, &c.dst, &ch);
+			err = prism_submit(c.fd, &c.dst.eth, &ch);
 			if (err == -ENOBUFS) {
 				/*
 				 * Ids may not be PRISM_WINDOW apart: the silent
@@ -627,7 +700,7 @@ static int cmd_flood(int argc, char **argv)
 
 		prism_chain_init(&ch, c.cbuf, sizeof(c.cbuf), 1);
 		prism_prep_read(&ch, c.s.rw_rkey, rw(&c, 0), 8);
-		err = prism_submit(c.fd, &c.dst, &ch);
+		err = prism_submit(c.fd, &c.dst.eth, &ch);
 		EXPECT(err == -ENETDOWN || err == -ENODEV || err == -ENXIO,
 		       "submitting on a socket whose interface is gone: %s",
 		       err ? errno_name(-err) : "success");
@@ -667,6 +740,8 @@ int main(int argc, char **argv)
 		return cmd_cas_check(argc, argv);
 	if (!strcmp(argv[0], "cas-read"))
 		return cmd_cas_read(argc, argv);
+	if (!strcmp(argv[0], "pmtu"))
+		return cmd_pmtu(argc, argv);
 	if (!strcmp(argv[0], "ping"))
 		return cmd_ping(argc, argv);
 	if (!strcmp(argv[0], "flood"))

@@ -53,6 +53,8 @@ struct srv_info {
 	__u64	na_addr, na_rkey;	/* READ|WRITE, no ATOMIC */
 	__u32	fl_main, fl_small;
 	__u64	big_addr, big_len, big_rkey;
+	/* UDP: "IP:PORT/EP" (prism_parse_addr()); "-" or empty: Ethernet. */
+	char	addr[PRISM_ADDR_STRLEN];
 };
 
 int srv_info_load(const char *path, struct srv_info *s);
@@ -115,7 +117,14 @@ int poke(pid_t pid, __u64 addr, const void *buf, size_t len);
 long long proc_cpu_ticks(pid_t pid);
 /* voluntary + nonvoluntary context switches; -1 on error. */
 long long proc_ctxt_switches(pid_t pid);
-/* Open a socket bound in network namespace ns (/run/netns/ns). */
+/*
+ * Open a socket bound to interface where, or to UDP: "udp" (any address)
+ * or "udp:IP".  The fd or -errno.
+ */
+int st_open(const char *where, __u32 ep);
+/* The destination of the server of info s (UDP if it has an address). */
+int st_dest(const struct srv_info *s, union prism_sockaddr *dst);
+/* Open a socket bound in network namespace ns (/run/netns/ns), as st_open(). */
 int open_in_netns(const char *ns, const char *ifname, __u32 ep);
 
 /* ------------------------------------------------------------------------
@@ -125,8 +134,8 @@ int open_in_netns(const char *ns, const char *ifname, __u32 ep);
 struct client {
 	int			fd;
 	struct srv_info		s;
-	struct sockaddr_prism	dst;
-	struct sockaddr_prism	me;
+	union prism_sockaddr	dst;
+	union prism_sockaddr	me;
 	const char		*ifname;
 	const char		*peer_ns;	/* server's netns name */
 	const char		*peer_if;	/* server's interface there */

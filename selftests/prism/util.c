@@ -97,13 +97,14 @@ int srv_info_save(const char *path, const struct srv_info *s)
 	char text[2048], mac[18];
 
 	snprintf(text, sizeof(text),
-		 "pid %d\nmac %s\nep %u\nifindex %d\n"
+		 "pid %d\nmac %s\nep %u\nifindex %d\naddr %s\n"
 		 "rw_addr 0x%llx\nrw_rkey 0x%llx\n"
 		 "ro_addr 0x%llx\nro_rkey 0x%llx\n"
 		 "na_addr 0x%llx\nna_rkey 0x%llx\n"
 		 "fl_main %u\nfl_small %u\n"
 		 "big_addr 0x%llx\nbig_len %llu\nbig_rkey 0x%llx\n",
 		 (int)s->pid, prism_format_mac(s->mac, mac), s->ep, s->ifindex,
+		 s->addr[0] ? s->addr : "-",
 		 (unsigned long long)s->rw_addr, (unsigned long long)s->rw_rkey,
 		 (unsigned long long)s->ro_addr, (unsigned long long)s->ro_rkey,
 		 (unsigned long long)s->na_addr, (unsigned long long)s->na_rkey,
@@ -115,13 +116,13 @@ int srv_info_save(const char *path, const struct srv_info *s)
 
 int srv_info_load(const char *path, struct srv_info *s)
 {
-	char key[64], val[128];
+	char key[64], val[PRISM_ADDR_STRLEN];
 	FILE *f = fopen(path, "r");
 
 	memset(s, 0, sizeof(*s));
 	if (!f)
 		return -errno;
-	while (fscanf(f, "%63s %127s", key, val) == 2) {
+	while (fscanf(f, "%63s %79s", key, val) == 2) {
 		unsigned long long v = strtoull(val, NULL, 0);
 
 		if (!strcmp(key, "pid"))
@@ -130,6 +131,8 @@ int srv_info_load(const char *path, struct srv_info *s)
 			prism_parse_mac(val, s->mac);
 		else if (!strcmp(key, "ep"))
 			s->ep = (__u32)v;
+		else if (!strcmp(key, "addr"))
+			snprintf(s->addr, sizeof(s->addr), "%s", val);
 		else if (!strcmp(key, "ifindex"))
 			s->ifindex = (int)v;
 		else if (!strcmp(key, "rw_addr"))
@@ -227,6 +230,23 @@ long long proc_ctxt_switches(pid_t pid)
 	return found == 2 ? total : -1;
 }
 
+int st_open(const char *where, __u32 ep)
+{
+	if (!strcmp(where, "udp"))
+		return prism_open_udp(NULL, ep);
+	if (!strncmp(where, "udp:", 4))
+		return prism_open_udp(where + 4, ep);
+	return prism_open(where, 0, ep);
+}
+
+int st_dest(const struct srv_info *s, union prism_sockaddr *dst)
+{
+	if (s->addr[0] && strcmp(s->addr, "-"))
+		return prism_parse_addr(s->addr, dst);
+	prism_addr_init(&dst->eth, s->mac, s->ep);
+	return 0;
+}
+
 int open_in_netns(const char *ns, const char *ifname, __u32 ep)
 {
 	char path[256];
@@ -243,7 +263,7 @@ int open_in_netns(const char *ns, const char *ifname, __u32 ep)
 		err = -errno;
 		goto out;
 	}
-	fd = prism_open(ifname, 0, ep);
+	fd = st_open(ifname, ep);
 	if (setns(self, CLONE_NEWNET)) {
 		/* Cannot continue in the wrong namespace. */
 		perror("setns back");
@@ -276,7 +296,7 @@ const struct prism_msg *cl_exec(struct client *c, struct prism_chain_buf *ch,
 		FAIL("building the chain: %s", errno_name(-prism_chain_error(ch)));
 		return NULL;
 	}
-	n = prism_execute(c->fd, &c->dst, ch, c->out, sizeof(c->out));
+	n = prism_execute(c->fd, &c->dst.eth, ch, c->out, sizeof(c->out));
 	if (n < 0) {
 		FAIL("prism_execute: %s", errno_name((int)-n));
 		return NULL;

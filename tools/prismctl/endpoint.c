@@ -6,6 +6,7 @@
 #include <inttypes.h>
 #include <stdint.h>
 #include <libmnl/libmnl.h>
+#include <linux/prism.h>
 #include <linux/prism_netlink.h>
 
 #include "prismctl.h"
@@ -38,6 +39,18 @@ static int put_endpoint(attrs_t tb)
 		out_str("dev", "dev", mnl_attr_get_str(tb[PRISM_ATTR_IFNAME]));
 	if (tb[PRISM_ATTR_MAC])
 		put_mac("mac", "mac", tb[PRISM_ATTR_MAC]);
+	if (tb[PRISM_ATTR_LINK] &&
+	    mnl_attr_get_u8(tb[PRISM_ATTR_LINK]) == PRISM_ADDR_UDP) {
+		/* UDP: the bound address ("*": any) and the port. */
+		out_str("link", "link", "udp");
+		if (tb[PRISM_ATTR_IP])
+			put_ip("ip", "ip", tb[PRISM_ATTR_IP]);
+		else
+			out_str("ip", "ip", "*");
+		if (tb[PRISM_ATTR_UDP_PORT])
+			out_u64("port", "port",
+				mnl_attr_get_u16(tb[PRISM_ATTR_UDP_PORT]));
+	}
 	/* Owner pid, region addresses, rkeys: only for CAP_NET_ADMIN. */
 	if (tb[PRISM_ATTR_OWNER_PID])
 		out_u64("pid", "pid", get_u32(tb, PRISM_ATTR_OWNER_PID));

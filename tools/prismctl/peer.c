@@ -1,9 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * prismctl peer show [ep EP [peer MAC peer_ep EP]]: the peers endpoints
+ * prismctl peer show [ep EP [peer MAC|IP peer_ep EP]]: the peers endpoints
  * talk to, with their RTT estimates and counters.
  */
 #define _GNU_SOURCE
+#include <arpa/inet.h>
 #include <ctype.h>
 #include <inttypes.h>
 #include <stdint.h>
@@ -30,6 +31,11 @@ static int put_peer(attrs_t tb)
 		out_u64("ep", "ep", get_u32(tb, PRISM_ATTR_EP));
 	if (tb[PRISM_ATTR_PEER_MAC])
 		put_mac("peer_mac", "peer", tb[PRISM_ATTR_PEER_MAC]);
+	if (tb[PRISM_ATTR_PEER_IP])
+		put_ip("peer_ip", "peer", tb[PRISM_ATTR_PEER_IP]);
+	if (tb[PRISM_ATTR_PEER_PORT])
+		out_u64("peer_port", "port",
+			mnl_attr_get_u16(tb[PRISM_ATTR_PEER_PORT]));
 	out_u64("peer_ep", "peer_ep", get_u32(tb, PRISM_ATTR_PEER_EP));
 	out_u64("ifindex", "ifindex", get_u32(tb, PRISM_ATTR_IFINDEX));
 	out_u64("srtt_us", NULL, get_u32(tb, PRISM_ATTR_PEER_SRTT_US));
@@ -72,8 +78,9 @@ static int parse_mac(const char *s, uint8_t mac[6])
 }
 
 /*
- * peer show [ep EP [peer MAC peer_ep EP]]: all peers (of one endpoint), or
- * one peer of one endpoint.
+ * peer show [ep EP [peer MAC|IP peer_ep EP]]: all peers (of one endpoint),
+ * or one peer of one endpoint (by MAC address on Ethernet, IPv4 or IPv6
+ * address on UDP).
  */
 static int do_peer(int argc, char **argv)
 {
@@ -82,7 +89,8 @@ static int do_peer(int argc, char **argv)
 			   { NULL, false, 0, false } };
 	char *rest[8];
 	const char *mac_arg = NULL;
-	uint8_t mac[6];
+	uint8_t mac[6], ip[16];
+	int iplen = 0;
 	struct nlmsghdr *nlh;
 	int i, n = 0, err;
 	bool one;
@@ -93,8 +101,13 @@ static int do_peer(int argc, char **argv)
 			if (i + 1 >= argc)
 				return usage_error("%s: 'peer' needs a MAC address", what);
 			mac_arg = argv[++i];
-			if (parse_mac(mac_arg, mac))
-				return usage_error("%s: bad MAC address '%s'", what, mac_arg);
+			if (inet_pton(AF_INET, mac_arg, ip) == 1)
+				iplen = 4;
+			else if (inet_pton(AF_INET6, mac_arg, ip) == 1)
+				iplen = 16;
+			else if (parse_mac(mac_arg, mac))
+				return usage_error("%s: bad MAC or IP address '%s'",
+						   what, mac_arg);
 		} else if (n < (int)(sizeof(rest) / sizeof(rest[0]))) {
 			rest[n++] = argv[i];
 		} else {
@@ -113,7 +126,10 @@ static int do_peer(int argc, char **argv)
 	if (kv[0].seen)
 		mnl_attr_put_u32(nlh, PRISM_ATTR_EP, (uint32_t)kv[0].val);
 	if (one) {
-		mnl_attr_put(nlh, PRISM_ATTR_PEER_MAC, sizeof(mac), mac);
+		if (iplen)
+			mnl_attr_put(nlh, PRISM_ATTR_PEER_IP, (size_t)iplen, ip);
+		else
+			mnl_attr_put(nlh, PRISM_ATTR_PEER_MAC, sizeof(mac), mac);
 		mnl_attr_put_u32(nlh, PRISM_ATTR_PEER_EP, (uint32_t)kv[1].val);
 	}
 	return show_reply(NULL, nlh, put_peer);

@@ -35,7 +35,7 @@ static void usage(FILE *f)
 		"       prismctl [OPTIONS] freelist post ep EP id ID carve START COUNT\n"
 		"       prismctl [OPTIONS] freelist post ep EP id ID addrs ADDR [ADDR...]\n"
 		"       prismctl [OPTIONS] stats [show]\n"
-		"       prismctl [OPTIONS] peer show [ep EP [peer MAC peer_ep EP]]\n"
+		"       prismctl [OPTIONS] peer show [ep EP [peer MAC|IP peer_ep EP]]\n"
 		"       prismctl [OPTIONS] monitor [all|endpoint|region|freelist]\n"
 		"OPTIONS: -j/--json  JSON output\n"
 		"         -p/--pretty  indented JSON\n"

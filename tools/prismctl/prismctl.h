@@ -172,6 +172,8 @@ int parse_counters(const struct nlattr *nest, uint64_t *c, int n);
 uint64_t get_u32(attrs_t tb, int type);
 uint64_t get_u64(attrs_t tb, int type);
 void put_mac(const char *key, const char *label, const struct nlattr *a);
+/* An IPv4 or IPv6 address attribute (4 or 16 bytes). */
+void put_ip(const char *key, const char *label, const struct nlattr *a);
 
 /* The counters of the stats nest of an endpoint, and of a peer. */
 #define NR_STATS	(PRISM_STATS_ATTR_MAX - 1)

@@ -4,6 +4,7 @@
  * reply parsing and the common output of replies.
  */
 #define _GNU_SOURCE
+#include <arpa/inet.h>
 #include <errno.h>
 #include <inttypes.h>
 #include <stdarg.h>
@@ -30,6 +31,7 @@ static const char *const attr_names[PRISM_ATTR_MAX + 1] = {
 	[PRISM_ATTR_FL_CARVE_COUNT]	= "carve count",
 	[PRISM_ATTR_PEER_MAC]		= "peer mac",
 	[PRISM_ATTR_PEER_EP]		= "peer ep",
+	[PRISM_ATTR_PEER_IP]		= "peer ip",
 };
 
 int usage_error(const char *fmt, ...)
@@ -210,6 +212,11 @@ static const enum mnl_attr_data_type attr_types[PRISM_ATTR_MAX + 1] = {
 	[PRISM_ATTR_PEER_INFLIGHT]	= MNL_TYPE_U32,
 	[PRISM_ATTR_PEER_HELD]		= MNL_TYPE_U32,
 	[PRISM_ATTR_PEER_QDELAY_US]	= MNL_TYPE_U32,
+	[PRISM_ATTR_LINK]		= MNL_TYPE_U8,
+	[PRISM_ATTR_IP]			= MNL_TYPE_BINARY,
+	[PRISM_ATTR_UDP_PORT]		= MNL_TYPE_U16,
+	[PRISM_ATTR_PEER_IP]		= MNL_TYPE_BINARY,
+	[PRISM_ATTR_PEER_PORT]		= MNL_TYPE_U16,
 };
 
 
@@ -283,6 +290,17 @@ void put_mac(const char *key, const char *label,
 
 	snprintf(buf, sizeof(buf), "%02x:%02x:%02x:%02x:%02x:%02x",
 		 m[0], m[1], m[2], m[3], m[4], m[5]);
+	out_str(key, label, buf);
+}
+
+void put_ip(const char *key, const char *label, const struct nlattr *a)
+{
+	char buf[INET6_ADDRSTRLEN] = "?";
+	uint16_t len = mnl_attr_get_payload_len(a);
+
+	if (len == 4 || len == 16)
+		inet_ntop(len == 4 ? AF_INET : AF_INET6,
+			  mnl_attr_get_payload(a), buf, sizeof(buf));
 	out_str(key, label, buf);
 }
 

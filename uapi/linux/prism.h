@@ -101,14 +101,53 @@
 /* Endpoint ids from here up are handed out by bind() with ep 0. */
 #define PRISM_EP_EPHEMERAL_MIN	0x80000000U
 
-/* Endpoint address. */
+/*
+ * Endpoint addresses.  sprism_kind says which transport carries the frames
+ * and so which structure the address is: PRISM_ADDR_ETH, raw Ethernet
+ * frames of EtherType PRISM_DEFAULT_ETHERTYPE (struct sockaddr_prism), or
+ * PRISM_ADDR_UDP, the same frames in UDP over IPv4 or IPv6 (struct
+ * sockaddr_prism_udp).  A socket binds to one kind and talks to targets of
+ * that kind; recvmsg() names the sender of a SEND in the kind of the socket.
+ */
+#define PRISM_ADDR_ETH		0
+#define PRISM_ADDR_UDP		1
+
+/* Default UDP port of PRISM_ADDR_UDP; the module parameter "udp_port" overrides. */
+#define PRISM_DEFAULT_UDP_PORT	4795
+
 struct sockaddr_prism {
 	__kernel_sa_family_t sprism_family;
-	__u16	sprism_reserved;	/* must be 0 */
+	__u16	sprism_kind;		/* PRISM_ADDR_ETH (0) */
 	__s32	sprism_ifindex;	/* bind: interface (required); dst: ignored */
 	__u32	sprism_ep;		/* endpoint id; bind with 0 picks one */
 	__u8	sprism_mac[ETH_ALEN];	/* dst: target MAC; bind: ignored */
 	__u8	sprism_zero[2];
+};
+
+struct sockaddr_prism_udp {
+	__kernel_sa_family_t sprism_family;
+	__u16	sprism_kind;		/* PRISM_ADDR_UDP */
+	/*
+	 * bind: 0 (any interface); dst: the interface of a link-local IPv6
+	 * address (its scope), else 0.
+	 */
+	__s32	sprism_ifindex;
+	__u32	sprism_ep;		/* endpoint id; bind with 0 picks one */
+	/*
+	 * AF_INET or AF_INET6 (2 or 10, as in sa_family_t); bind: also 0,
+	 * any local address of either family.
+	 */
+	__u16	sprism_ipfamily;
+	/*
+	 * dst: UDP port of the target, 0 for the module's udp_port; bind: 0
+	 * (every socket of a namespace shares the module's port).
+	 */
+	__be16	sprism_port;
+	/*
+	 * IPv4 (first 4 bytes, the rest 0) or IPv6 address, network order.
+	 * bind: a local address, or all zeros for any.
+	 */
+	__u8	sprism_ip[16];
 };
 
 /* Operation codes (struct prism_op.opcode). */
@@ -354,7 +393,7 @@ struct prism_fl_post {
 	X(REPLIES_LIMITED,	replies_limited)	/* target: status answers not sent (rate limit) */ \
 	X(OVER_BUDGET,		over_budget)		/* target: chains refused for their work (bytes) */ \
 	X(RCVBUF_FULL,		rcvbuf_full)		/* client: sendmsg ENOBUFS, receive buffer full */ \
-	X(RESP_FORGED,		resp_forged)		/* client: responses with a wrong session, MAC or endpoint */ \
+	X(RESP_FORGED,		resp_forged)		/* client: responses with a wrong session, source or endpoint */ \
 	X(SEGS_SENT,		segs_sent)		/* segments of multi-frame chains and answers sent */ \
 	X(SEGS_RESENT,		segs_resent)		/* of them, sent again (reported missing or timed out) */ \
 	X(SEGS_RECEIVED,	segs_received)		/* segments stored in a reassembly */ \
@@ -365,7 +404,8 @@ struct prism_fl_post {
 	X(CC_HELD,		cc_held)		/* client: chains that waited for a congestion window */ \
 	X(CC_CUTS_REMOTE,	cc_cuts_remote)		/* client: target windows cut for remote delay */ \
 	X(CC_CUTS_LOCAL,	cc_cuts_local)		/* client: socket windows cut for local delay */ \
-	X(CC_CUTS_RTO,		cc_cuts_rto)		/* client: target windows cut for a retransmission timeout */
+	X(CC_CUTS_RTO,		cc_cuts_rto)		/* client: target windows cut for a retransmission timeout */ \
+	X(TX_DROPPED,		tx_dropped)		/* frames not sent: interface gone or down, no route */
 
 /*
  * Counters, per socket (PRISM_STATS) and per netns (/proc/net/prism): one

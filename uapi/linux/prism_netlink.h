@@ -193,6 +193,11 @@ enum prism_attr {
 	PRISM_ATTR_PEER_INFLIGHT,	/* u32: chains in flight */
 	PRISM_ATTR_PEER_HELD,		/* u32: chains waiting for the window */
 	PRISM_ATTR_PEER_QDELAY_US,	/* u32: smoothed remote queueing delay */
+	PRISM_ATTR_LINK,		/* u8: PRISM_ADDR_ETH or PRISM_ADDR_UDP */
+	PRISM_ATTR_IP,			/* binary[4|16]: bound IP address (UDP) */
+	PRISM_ATTR_UDP_PORT,		/* u16: UDP port of the endpoints */
+	PRISM_ATTR_PEER_IP,		/* binary[4|16]: remote IP address */
+	PRISM_ATTR_PEER_PORT,		/* u16: remote UDP port */
 
 	__PRISM_ATTR_MAX,
 	PRISM_ATTR_MAX = __PRISM_ATTR_MAX - 1

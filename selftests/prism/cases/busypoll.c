@@ -73,7 +73,7 @@ int case_busy_poll_execute(struct client *c)
 	before = bp_sleeps();
 	for (i = 0; i < BP_CHAINS; i++) {
 		bp_prep(c, &ch, i);
-		n = prism_execute_spin(c->fd, &c->dst, &ch, c->out, sizeof(c->out),
+		n = prism_execute_spin(c->fd, &c->dst.eth, &ch, c->out, sizeof(c->out),
 				       BP_SPIN_US);
 		if (n < 0) {
 			FAIL("chain %u: %s", i, errno_name((int)-n));
@@ -114,7 +114,7 @@ int case_busy_poll_ring(struct client *c)
 	before = bp_sleeps();
 	for (i = 0; i < BP_CHAINS; i++) {
 		bp_prep(c, &ch, i);
-		err = prism_ring_queue(&r, &c->dst, &ch);
+		err = prism_ring_queue(&r, &c->dst.eth, &ch);
 		k = err ? err : prism_ring_reap(&r, ev, 2, 1, 10000);
 		if (k != 1 || ev[0].res || !ev[0].msg) {
 			FAIL("chain %u: queue/reap %d res %d", i, k, k == 1 ? ev[0].res : 0);

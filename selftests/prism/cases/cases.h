@@ -18,6 +18,7 @@
  *   socket.c     socket API errors      malformed.c malformed chains
  *   regions.c    region / free list ioctls, DEREG_MR at the target
  *   stats.c      server CPU while idle, PRISM_STATS, /proc/net/prism
+ *   udp.c        UDP mode: bind, sendmsg and getsockname addresses
  *   registry.c   st_cases[]: every case, in the order client-all runs them
  *
  * A case returns st_failed (0 = pass); checks come from ../st.h.
@@ -116,5 +117,7 @@ int case_dereg_auth(struct client *c);
 /* stats.c */
 int case_cpu_idle(struct client *c);
 int case_stats(struct client *c);
+/* udp.c */
+int case_udp_errno(struct client *c);
 
 #endif

@@ -37,7 +37,7 @@ static void silent_burst(struct client *c, int cc_on)
 {
 	_Alignas(8) unsigned char buf[256];
 	const struct prism_msg *m = (const void *)buf;
-	struct sockaddr_prism silent = c->dst;
+	struct sockaddr_prism silent = c->dst.eth;
 	struct prism_stats st0, st1;
 	struct prism_chain_buf ch;
 	int fd, i, ok = 0, timed_out = 0;
@@ -64,7 +64,7 @@ static void silent_burst(struct client *c, int cc_on)
 		cl_chain(c, &ch);
 		live_ud = c->next_ud;
 		prism_prep_read(&ch, c->s.rw_rkey, rw(c, 0), 8);
-		if (prism_submit(fd, &c->dst, &ch))
+		if (prism_submit(fd, &c->dst.eth, &ch))
 			break;
 		n = prism_wait(fd, buf, sizeof(buf));
 		if (n < 0 || m->user_data != live_ud)

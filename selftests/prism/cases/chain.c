@@ -62,7 +62,7 @@ int case_scratch(struct client *c)
 	cl_chain(c, &ch);
 	op = prism_prep_read(&ch, 0, 0, 8);
 	prism_op_set_addr_scratch(&ch, op);
-	if (prism_execute(c->fd, &c->dst, &ch, c->out, sizeof(c->out)) < 0)
+	if (prism_execute(c->fd, &c->dst.eth, &ch, c->out, sizeof(c->out)) < 0)
 		FAIL("prism_execute of a chain without an rkey failed");
 	else
 		EXPECT_EQ(cl_msg(c)->status, PRISM_S_NO_ENDPOINT,

@@ -115,7 +115,7 @@ int case_errno_chain(struct client *c)
 	raw_read_op(rc.body, c->s.rw_rkey, rw(c, 0), 8);		\
 } while (0)
 #define SEND_EXPECT(len, err, what)					\
-	EXPECT_ERR(raw_send(fd, &c->dst, sizeof(c->dst), &rc, (len), 0), err, what)
+	EXPECT_ERR(raw_send(fd, &c->dst.eth, sizeof(c->dst.eth), &rc, (len), 0), err, what)
 
 	prism_get_stats(fd, &st0);
 	RESET();
@@ -184,14 +184,14 @@ int case_errno_chain(struct client *c)
 		prism_chain_init(&ch, big, sizeof(big), 5);
 		prism_prep_write(&ch, c->s.rw_rkey, rw(c, 0), data,
 				 PRISM_MAX_OP_DATA + 1);
-		EXPECT_ERR(prism_submit(fd, &c->dst, &ch), EINVAL,
+		EXPECT_ERR(prism_submit(fd, &c->dst.eth, &ch), EINVAL,
 			   "WRITE past PRISM_MAX_OP_DATA");
 		prism_chain_init(&ch, big, sizeof(big), 5);
 		for (k = 0; k < 2; k++)
 			prism_prep_write(&ch, c->s.rw_rkey, rw(c, 0), data,
 					 PRISM_MAX_OP_DATA);
 		prism_prep_write(&ch, c->s.rw_rkey, rw(c, 0), data, 8);
-		EXPECT_ERR(prism_submit(fd, &c->dst, &ch), EINVAL,
+		EXPECT_ERR(prism_submit(fd, &c->dst.eth, &ch), EINVAL,
 			   "inline data past PRISM_MAX_CHAIN_DATA");
 	}
 	prism_get_stats(fd, &st1);

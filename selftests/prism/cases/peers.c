@@ -28,7 +28,7 @@ static int timed_chain(struct client *c, const struct sockaddr_prism *dst,
 
 int case_timeout(struct client *c)
 {
-	struct sockaddr_prism dst = c->dst;
+	struct sockaddr_prism dst = c->dst.eth;
 	struct prism_stats st0, st1;
 	long long el;
 	int s;
@@ -52,7 +52,7 @@ int case_timeout(struct client *c)
 	EXPECT_EQ(st1.chains_timed_out - st0.chains_timed_out, 3, "chains_timed_out");
 	EXPECT_EQ(st1.chains_completed - st0.chains_completed, 3, "chains_completed");
 	/* The real server still answers. */
-	s = timed_chain(c, &c->dst, 2000, &el);
+	s = timed_chain(c, &c->dst.eth, 2000, &el);
 	EXPECT_EQ(s, PRISM_S_OK, "status of a chain to the server");
 	return st_failed;
 }
@@ -65,7 +65,7 @@ int case_timeout(struct client *c)
 int case_window_per_peer(struct client *c)
 {
 	const unsigned int live = PRISM_WINDOW + 100;
-	struct sockaddr_prism silent = c->dst;
+	struct sockaddr_prism silent = c->dst.eth;
 	const struct prism_msg *m = cl_msg(c);
 	struct prism_chain_buf ch;
 	__u64 silent_ud;
@@ -85,7 +85,7 @@ int case_window_per_peer(struct client *c)
 	for (i = 0; i < live && !err; i++) {
 		cl_chain(c, &ch);
 		prism_prep_read(&ch, c->s.rw_rkey, rw(c, 8 * (i % 64)), 8);
-		err = prism_submit(c->fd, &c->dst, &ch);
+		err = prism_submit(c->fd, &c->dst.eth, &ch);
 		if (err)
 			break;
 		n = prism_wait(c->fd, c->out, sizeof(c->out));
@@ -130,7 +130,7 @@ int case_window_per_peer(struct client *c)
 int case_peer_limit(struct client *c)
 {
 	_Alignas(8) unsigned char buf[256];
-	struct sockaddr_prism dst = c->dst;
+	struct sockaddr_prism dst = c->dst.eth;
 	struct prism_chain_buf ch;
 	unsigned int i, inflight = 0, done = 0;
 	int a, err = 0;

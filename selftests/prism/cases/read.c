@@ -45,12 +45,12 @@ int case_read_direct(struct client *c)
 		}
 		cl_chain(c, &ch);
 		prism_prep_read(&ch, c->s.rw_rkey, rw(c, 0), PRISM_MAX_OP_DATA + 1);
-		EXPECT_ERR(prism_submit(c->fd, &c->dst, &ch), EINVAL,
+		EXPECT_ERR(prism_submit(c->fd, &c->dst.eth, &ch), EINVAL,
 			   "a READ past PRISM_MAX_OP_DATA");
 		cl_chain(c, &ch);
 		for (k = 0; k < 3; k++)
 			prism_prep_read(&ch, c->s.rw_rkey, rw(c, 0), PRISM_MAX_OP_DATA);
-		EXPECT_ERR(prism_submit(c->fd, &c->dst, &ch), EINVAL,
+		EXPECT_ERR(prism_submit(c->fd, &c->dst.eth, &ch), EINVAL,
 			   "outputs past PRISM_MAX_CHAIN_DATA");
 	}
 

@@ -46,5 +46,6 @@ const struct st_case st_cases[] = {
 	{ "errno_ioctl", case_errno_ioctl, "region and free list ioctl errors" },
 	{ "dereg_auth", case_dereg_auth, "ops after DEREG_MR -> AUTH" },
 	{ "stats", case_stats, "PRISM_STATS and /proc/net/prism" },
+	{ "udp_errno", case_udp_errno, "UDP addresses: bind/sendmsg/getsockname errors" },
 	{ NULL, NULL, NULL },
 };

@@ -225,7 +225,7 @@ static int ring_batch(struct client *c, unsigned int n, unsigned int flags)
 		ring_prep(c, &ch, i);
 		if (prism_chain_error(&ch))
 			FAIL("building chain %u: %s", i, errno_name(-prism_chain_error(&ch)));
-		err = prism_ring_queue(&r, &c->dst, &ch);
+		err = prism_ring_queue(&r, &c->dst.eth, &ch);
 		if (err)
 			FAIL("queue chain %u: %s", i, errno_name(-err));
 	}

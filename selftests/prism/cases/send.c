@@ -16,7 +16,7 @@ int case_send(struct client *c)
 {
 	_Alignas(8) unsigned char rb[2048];
 	const struct prism_msg *rm = (const void *)rb;
-	struct sockaddr_prism raddr, src;
+	union prism_sockaddr raddr, src;
 	struct prism_chain_buf ch;
 	const struct prism_msg *m;
 	struct timeval tv = { .tv_sec = 10 };
@@ -42,13 +42,16 @@ int case_send(struct client *c)
 		return 1;
 	}
 	setsockopt(r, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
-	prism_local_addr(r, &raddr);
-	prism_addr_init(&raddr, raddr.sprism_mac, raddr.sprism_ep);
+	prism_local_addr(r, &raddr.eth);
+	/* A UDP socket's own address is a destination as it is. */
+	if (raddr.eth.sprism_kind == PRISM_ADDR_ETH)
+		prism_addr_init(&raddr.eth, raddr.eth.sprism_mac,
+				raddr.eth.sprism_ep);
 
 	cl_chain(c, &ch);
 	prism_prep_send(&ch, "hello prism", 11);
 	prism_prep_send(&ch, "second", 6);
-	n = prism_execute(c->fd, &raddr, &ch, c->out, sizeof(c->out));
+	n = prism_execute(c->fd, &raddr.eth, &ch, c->out, sizeof(c->out));
 	m = cl_msg(c);
 	if (n < 0) {
 		FAIL("SEND chain: %s", errno_name((int)-n));
@@ -57,7 +60,7 @@ int case_send(struct client *c)
 		cl_expect_op(m, 0, PRISM_S_OK, "", 0, "SEND");
 		cl_expect_op(m, 1, PRISM_S_OK, "", 0, "SEND");
 	}
-	n = prism_wait_from(r, rb, sizeof(rb), &src, 0);
+	n = prism_wait_from(r, rb, sizeof(rb), &src.eth, 0);
 	if (n < 0) {
 		FAIL("receiving the SEND: %s", errno_name((int)-n));
 	} else {
@@ -66,11 +69,17 @@ int case_send(struct client *c)
 		EXPECT_EQ(len, 11, "SEND length");
 		if (p && len == 11)
 			EXPECT_MEM(p, "hello prism", 11, "SEND data");
-		EXPECT_EQ(src.sprism_family, prism_family(), "source family");
-		EXPECT_EQ(src.sprism_ep, c->me.sprism_ep, "source endpoint");
-		EXPECT_MEM(src.sprism_mac, c->me.sprism_mac, 6, "source MAC");
+		EXPECT_EQ(src.eth.sprism_family, prism_family(), "source family");
+		EXPECT_EQ(src.eth.sprism_kind, c->me.eth.sprism_kind, "source kind");
+		EXPECT_EQ(src.eth.sprism_ep, c->me.eth.sprism_ep, "source endpoint");
+		if (src.eth.sprism_kind == PRISM_ADDR_UDP)
+			EXPECT_MEM(src.udp.sprism_ip, c->me.udp.sprism_ip, 16,
+				   "source IP address");
+		else
+			EXPECT_MEM(src.eth.sprism_mac, c->me.eth.sprism_mac, 6,
+				   "source MAC");
 	}
-	n = prism_wait_from(r, rb, sizeof(rb), &src, 0);
+	n = prism_wait_from(r, rb, sizeof(rb), &src.eth, 0);
 	if (n < 0) {
 		FAIL("receiving the second SEND: %s", errno_name((int)-n));
 	} else {
@@ -83,7 +92,7 @@ int case_send(struct client *c)
 	/* Empty SEND. */
 	cl_chain(c, &ch);
 	prism_prep_send(&ch, NULL, 0);
-	n = prism_execute(c->fd, &raddr, &ch, c->out, sizeof(c->out));
+	n = prism_execute(c->fd, &raddr.eth, &ch, c->out, sizeof(c->out));
 	EXPECT(n > 0 && m->status == PRISM_S_OK, "empty SEND completes OK");
 	n = prism_wait_from(r, rb, sizeof(rb), NULL, 0);
 	EXPECT_EQ(n, sizeof(struct prism_msg), "empty SEND message size");
@@ -98,7 +107,7 @@ int case_send(struct client *c)
 		for (i = 0; i < 2000 && !full; i++) {
 			cl_chain(c, &ch);
 			prism_prep_send(&ch, big, sizeof(big));
-			n = prism_execute(c->fd, &raddr, &ch, c->out, sizeof(c->out));
+			n = prism_execute(c->fd, &raddr.eth, &ch, c->out, sizeof(c->out));
 			if (n < 0 || m->status != PRISM_S_OK) {
 				FAIL("SEND %d: %s", i, n < 0 ? errno_name((int)-n) :
 				     prism_status_str(m->status));
@@ -124,18 +133,18 @@ int case_send(struct client *c)
 
 int case_no_endpoint(struct client *c)
 {
-	struct sockaddr_prism dst = c->dst;
+	union prism_sockaddr dst = c->dst;
 	struct prism_chain_buf ch;
 	const struct prism_msg *m = cl_msg(c);
 	long long t0;
 	ssize_t n;
 
-	dst.sprism_ep = 0x7777;		/* nobody bound there */
+	dst.eth.sprism_ep = 0x7777;	/* nobody bound there */
 	cl_chain(c, &ch);
 	prism_prep_read(&ch, c->s.rw_rkey, rw(c, 0), 8);
 	prism_prep_read(&ch, c->s.rw_rkey, rw(c, 8), 8);
 	t0 = now_ms();
-	n = prism_execute(c->fd, &dst, &ch, c->out, sizeof(c->out));
+	n = prism_execute(c->fd, &dst.eth, &ch, c->out, sizeof(c->out));
 	if (n < 0) {
 		FAIL("prism_execute: %s", errno_name((int)-n));
 		return 1;

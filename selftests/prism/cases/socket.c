@@ -43,31 +43,33 @@ int case_errno_socket(struct client *c)
 	/* Unbound: nothing can be sent. */
 	cl_chain(c, &ch);
 	prism_prep_read(&ch, 1, 0, 8);
-	EXPECT_ERR(prism_submit(a, &c->dst, &ch), ENOTCONN, "sendmsg on an unbound socket");
+	EXPECT_ERR(prism_submit(a, &c->dst.eth, &ch), ENOTCONN, "sendmsg on an unbound socket");
 	EXPECT_ERR((int)prism_wait_from(a, buf, sizeof(buf), NULL, MSG_DONTWAIT), EAGAIN,
 		   "recvmsg on an unbound socket");
 
 	memset(&sa, 0, sizeof(sa));
 	sa.sprism_family = (__kernel_sa_family_t)fam;
-	sa.sprism_ifindex = c->me.sprism_ifindex;
+	sa.sprism_ifindex = c->me.eth.sprism_ifindex;
 	EXPECT_ERR(try_bind(a, &sa, sizeof(sa) - 1), EINVAL, "bind with a short address");
 	sa.sprism_family = AF_INET;
 	EXPECT_ERR2(try_bind(a, &sa, sizeof(sa)), EINVAL, EAFNOSUPPORT, "bind with family AF_INET");
 	sa.sprism_family = (__kernel_sa_family_t)fam;
-	sa.sprism_reserved = 1;
-	EXPECT_ERR(try_bind(a, &sa, sizeof(sa)), EINVAL, "bind with reserved != 0");
-	sa.sprism_reserved = 0;
+	sa.sprism_kind = 7;
+	EXPECT_ERR(try_bind(a, &sa, sizeof(sa)), EINVAL, "bind with an unknown address kind");
+	sa.sprism_kind = PRISM_ADDR_UDP;
+	EXPECT_ERR(try_bind(a, &sa, sizeof(sa)), EINVAL, "bind to UDP with an Ethernet-sized address");
+	sa.sprism_kind = PRISM_ADDR_ETH;
 	sa.sprism_ifindex = 0;
 	EXPECT_ERR(try_bind(a, &sa, sizeof(sa)), EINVAL, "bind with ifindex 0");
 	sa.sprism_ifindex = 99999;
 	EXPECT_ERR(try_bind(a, &sa, sizeof(sa)), ENODEV, "bind to a missing interface");
-	sa.sprism_ifindex = c->me.sprism_ifindex;
+	sa.sprism_ifindex = c->me.eth.sprism_ifindex;
 	sa.sprism_ep = 4242;
 	EXPECT_ERR(try_bind(a, &sa, sizeof(sa)), 0, "bind ep 4242");
 	EXPECT_ERR(try_bind(a, &sa, sizeof(sa)), EINVAL, "binding a bound socket again");
 	EXPECT_ERR(prism_local_addr(a, &got), 0, "getsockname");
 	EXPECT_EQ(got.sprism_family, fam, "getsockname family");
-	EXPECT_EQ(got.sprism_ifindex, c->me.sprism_ifindex, "getsockname ifindex");
+	EXPECT_EQ(got.sprism_ifindex, c->me.eth.sprism_ifindex, "getsockname ifindex");
 	EXPECT_EQ(got.sprism_ep, 4242, "getsockname ep");
 	snprintf(path, sizeof(path), "/sys/class/net/%s/address", c->ifname);
 	f = fopen(path, "r");
@@ -104,18 +106,18 @@ int case_errno_socket(struct client *c)
 
 	/* sendmsg address checks (on a bound socket). */
 	EXPECT_ERR(prism_submit(a, NULL, &ch), EDESTADDRREQ, "sendmsg without address");
-	EXPECT_ERR(raw_send(a, &c->dst, sizeof(c->dst) - 1, ch.buf, ch.len, 0), EINVAL,
+	EXPECT_ERR(raw_send(a, &c->dst.eth, sizeof(c->dst.eth) - 1, ch.buf, ch.len, 0), EINVAL,
 		   "sendmsg with a short address");
-	sa = c->dst;
+	sa = c->dst.eth;
 	sa.sprism_ep = 0;
 	EXPECT_ERR(prism_submit(a, &sa, &ch), EINVAL, "sendmsg to endpoint 0");
-	sa = c->dst;
+	sa = c->dst.eth;
 	sa.sprism_mac[0] |= 1;
 	EXPECT_ERR(prism_submit(a, &sa, &ch), EINVAL, "sendmsg to a multicast MAC");
-	sa = c->dst;
+	sa = c->dst.eth;
 	sa.sprism_family = AF_INET;
 	EXPECT_ERR(prism_submit(a, &sa, &ch), EINVAL, "sendmsg to family AF_INET");
-	EXPECT_ERR(raw_send(a, &c->dst, sizeof(c->dst), ch.buf, ch.len, MSG_OOB),
+	EXPECT_ERR(raw_send(a, &c->dst.eth, sizeof(c->dst.eth), ch.buf, ch.len, MSG_OOB),
 		   EOPNOTSUPP, "sendmsg with MSG_OOB");
 
 	/* Socket options. */
@@ -147,7 +149,7 @@ int case_errno_socket(struct client *c)
 
 	/* PRISM_MAX_OUTSTANDING: the next chain is refused with ENOBUFS. */
 	{
-		struct sockaddr_prism nowhere = c->dst;
+		struct sockaddr_prism nowhere = c->dst.eth;
 		int k, err = 0, done = 0;
 
 		prism_parse_mac("02:00:00:00:99:97", nowhere.sprism_mac);
@@ -170,7 +172,7 @@ int case_errno_socket(struct client *c)
 		EXPECT_EQ(done, 3, "the 3 accepted chains time out");
 		cl_chain(c, &ch);
 		prism_prep_read(&ch, c->s.rw_rkey, rw(c, 0), 8);
-		EXPECT_ERR(prism_submit(a, &c->dst, &ch), 0, "submitting again after they completed");
+		EXPECT_ERR(prism_submit(a, &c->dst.eth, &ch), 0, "submitting again after they completed");
 		EXPECT(prism_wait(a, buf, sizeof(buf)) > 0, "its completion");
 	}
 
@@ -180,7 +182,7 @@ int case_errno_socket(struct client *c)
 	EXPECT_EQ(poll(&pfd, 1, 0), 0, "poll on an idle socket");
 	cl_chain(c, &ch);
 	prism_prep_read(&ch, c->s.rw_rkey, rw(c, 0), 8);
-	EXPECT_ERR(prism_submit(a, &c->dst, &ch), 0, "submit");
+	EXPECT_ERR(prism_submit(a, &c->dst.eth, &ch), 0, "submit");
 	EXPECT_EQ(poll(&pfd, 1, 5000), 1, "poll after submitting");
 	EXPECT(pfd.revents & POLLIN, "POLLIN (revents 0x%x)", pfd.revents);
 	{

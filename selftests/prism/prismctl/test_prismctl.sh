@@ -218,7 +218,7 @@ offline_tests() {
 	run_fail "post: bad address" 2 "invalid address '0xZZ'" - freelist post ep 1 id 1 addrs 0x10 0xZZ
 	run_fail "peer: MAC without ep/peer_ep" 2 "one peer needs 'ep', 'peer' and 'peer_ep'" - peer show peer 02:00:00:00:00:01
 	run_fail "peer: peer_ep without peer" 2 "one peer needs" - peer show ep 1 peer_ep 2
-	run_fail "peer: bad MAC" 2 "bad MAC address '02:00:00:00:00:0g'" - peer show ep 1 peer 02:00:00:00:00:0g peer_ep 1
+	run_fail "peer: bad MAC" 2 "bad MAC or IP address '02:00:00:00:00:0g'" - peer show ep 1 peer 02:00:00:00:00:0g peer_ep 1
 	run_fail "peer: MAC missing" 2 "'peer' needs a MAC address" - peer show ep 1 peer
 	run_fail "stats: extra argument" 2 "stats show: unknown argument 'x'" - stats show x
 	run_fail "peer: extra argument" 2 "peer show: unknown argument 'x'" - peer show x
@@ -309,11 +309,11 @@ endpoint_tests() {
 		'length == 1 and .[0].ep == 7 and .[0].dev == "va"' \
 		"$NS_A" -j endpoint show ep "$EP"
 	run_json "endpoint show -s -j: socket counters" \
-		'.[0].stats | keys == (["chains_sent","chains_completed","chains_timed_out","chains_served","ops_served","ops_failed","sends_received","rx_dropped","retransmits","nacks_received","nacks_sent","duplicates","unauth_refused","replies_limited","over_budget","rcvbuf_full","resp_forged","segs_sent","segs_resent","segs_received","segs_dropped","grants_sent","reasm_active","reasm_bytes","cc_held","cc_cuts_remote","cc_cuts_local","cc_cuts_rto"] | sort)' \
+		'.[0].stats | keys == (["chains_sent","chains_completed","chains_timed_out","chains_served","ops_served","ops_failed","sends_received","rx_dropped","retransmits","nacks_received","nacks_sent","duplicates","unauth_refused","replies_limited","over_budget","rcvbuf_full","resp_forged","segs_sent","segs_resent","segs_received","segs_dropped","grants_sent","reasm_active","reasm_bytes","cc_held","cc_cuts_remote","cc_cuts_local","cc_cuts_rto","tx_dropped"] | sort)' \
 		"$NS_A" -j -s endpoint show
 	run_ok "endpoint show -s (text)" "$NS_A" endpoint show -s
 	check "endpoint show -s: counters on an indented line" grep -Eq \
-		"^    chains_sent [0-9]+ chains_completed [0-9]+ .* duplicates [0-9]+ unauth_refused [0-9]+ replies_limited [0-9]+ over_budget [0-9]+ rcvbuf_full [0-9]+ resp_forged [0-9]+ segs_sent [0-9]+ segs_resent [0-9]+ segs_received [0-9]+ segs_dropped [0-9]+ grants_sent [0-9]+ reasm_active 0 reasm_bytes 0 cc_held [0-9]+ cc_cuts_remote [0-9]+ cc_cuts_local [0-9]+ cc_cuts_rto [0-9]+$" "$T/out"
+		"^    chains_sent [0-9]+ chains_completed [0-9]+ .* duplicates [0-9]+ unauth_refused [0-9]+ replies_limited [0-9]+ over_budget [0-9]+ rcvbuf_full [0-9]+ resp_forged [0-9]+ segs_sent [0-9]+ segs_resent [0-9]+ segs_received [0-9]+ segs_dropped [0-9]+ grants_sent [0-9]+ reasm_active 0 reasm_bytes 0 cc_held [0-9]+ cc_cuts_remote [0-9]+ cc_cuts_local [0-9]+ cc_cuts_rto [0-9]+ tx_dropped [0-9]+$" "$T/out"
 	run_json "endpoint show -j -p: pretty JSON" '.[0].ep == 7' \
 		"$NS_A" -j -p endpoint show
 	check "pretty JSON is indented" grep -q '^        "ep": 7,$' "$T/out"
