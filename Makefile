@@ -19,6 +19,8 @@
 #                     (tools/bench/incast.sh; doc/DEPTH-BENCH.md)
 #   make bench-mcore  READ 8 B from 4 clients against one 2-vCPU target, receive
 #                     pinned to one CPU vs steered (tools/bench/mcore.sh)
+#   make bench-udp    raw Ethernet vs UDP/IPv4 vs UDP/IPv6: READ 512, CAS,
+#                     indirect READ (tools/bench/udp.sh; doc/UDP-BENCH.md)
 #   make demo / deps / clean
 
 # Stock target kernel: the newest installed 6.1 headers (never `uname -r`,
@@ -30,7 +32,7 @@ export PRISM_KVER := $(KVER)
 # Userspace subdirectories that exist yet, library first.
 USER_DIRS := $(foreach d,liburing-prism selftests apps tools,$(if $(wildcard $(d)/Makefile),$(d)))
 
-.PHONY: all module module-debug kernel-debug user deps check demo fuzz deb clean bench-large bench-cpu bench-depth bench-incast bench-mcore
+.PHONY: all module module-debug kernel-debug user deps check demo fuzz deb clean bench-large bench-cpu bench-depth bench-incast bench-mcore bench-udp
 
 all: module user
 
@@ -76,7 +78,7 @@ endef
 
 # One guest run each: bench-large (doc/LARGE-BENCH.md), bench-depth and
 # bench-incast (doc/DEPTH-BENCH.md).
-bench-large bench-depth bench-incast: deps
+bench-large bench-depth bench-incast bench-udp: deps
 	$(call bench_guest,tools/bench/$(@:bench-%=%).sh,3000)
 
 # tools/bench/mcore.sh in a guest of 2 vCPUs (run.sh's default; doc/MCORE-BENCH.md).

@@ -78,6 +78,8 @@ suite bench-depth env PRISM_DEPTH_SMOKE=1 PRISM_OUT=/tmp/bench-depth-smoke \
 	"$repo/tools/bench/depth.sh"
 suite bench-incast env PRISM_INCAST_SMOKE=1 PRISM_OUT=/tmp/bench-incast-smoke \
 	"$repo/tools/bench/incast.sh"
+suite bench-udp env PRISM_UDP_SMOKE=1 PRISM_OUT=/tmp/bench-udp-smoke \
+	"$repo/tools/bench/udp.sh"
 # Applications listed in apps/guest-suites (their suites passed in the VM).
 for app in $(grep -v '^#' "$repo/apps/guest-suites"); do
 	t=$repo/apps/$app/test/run.sh

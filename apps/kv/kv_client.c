@@ -50,7 +50,7 @@ struct kv_client {
 	char			info_path[PATH_MAX];
 	int			timeout_ms;
 	struct kv_info		info;
-	struct sockaddr_prism	dst;
+	union prism_sockaddr	dst;
 	uint64_t		next_ud;
 	unsigned int		recycle_batch;
 	unsigned int		npending;
@@ -111,7 +111,7 @@ static int run_chain(struct kv_client *c, struct prism_chain_buf *cb)
 
 	if (prism_chain_error(cb))
 		return prism_chain_error(cb);
-	n = prism_execute(c->fd, &c->dst, cb, c->msg, sizeof(c->msg));
+	n = prism_execute(c->fd, &c->dst.eth, cb, c->msg, sizeof(c->msg));
 	if (n < 0)
 		return (int)n;
 	return status_errno(cmsg(c)->status);
@@ -130,7 +130,13 @@ static int load_info(struct kv_client *c)
 
 	if (err)
 		return err;
-	prism_addr_init(&c->dst, c->info.mac, c->info.ep);
+	if (c->info.addr[0]) {
+		err = prism_parse_addr(c->info.addr, &c->dst);
+		if (err)
+			return err;
+	} else {
+		prism_addr_init(&c->dst.eth, c->info.mac, c->info.ep);
+	}
 	c->npending = 0;	/* addresses of a previous server mean nothing now */
 	return 0;
 }
@@ -156,7 +162,7 @@ int kv_client_open(struct kv_client **out, const char *ifname,
 	err = load_info(c);
 	if (err)
 		goto fail;
-	c->fd = prism_open(ifname, 0, 0);
+	c->fd = prism_open_spec(ifname, 0);
 	if (c->fd < 0) {
 		err = c->fd;
 		goto fail;
@@ -520,7 +526,7 @@ static int pilaf_rpc_once(struct kv_client *c, struct kv_rpc_req *req)
 	prism_prep_send(&cb, c->rpc, (__u32)len);
 	err = prism_chain_error(&cb);
 	if (!err)
-		err = prism_submit(c->fd, &c->dst, &cb);
+		err = prism_submit(c->fd, &c->dst.eth, &cb);
 	if (err)
 		return err;
 	c->st.rpcs++;

@@ -219,6 +219,12 @@ int kv_info_format(const struct kv_info *in, char *buf, size_t cap)
 			return -ENOSPC;
 		off += (size_t)n;
 	}
+	if (in->addr[0]) {
+		n = snprintf(buf + off, cap - off, " addr=%s", in->addr);
+		if (n < 0 || (size_t)n >= cap - off)
+			return -ENOSPC;
+		off += (size_t)n;
+	}
 	if (off + 2 > cap)
 		return -ENOSPC;
 	buf[off++] = '\n';
@@ -304,6 +310,10 @@ int kv_info_parse(const char *line, struct kv_info *out)
 			if (parse_mac(val, out->mac))
 				return -EINVAL;
 			seen |= 2;
+		} else if (!strcmp(word, "addr")) {
+			if (strlen(val) >= sizeof(out->addr))
+				return -EINVAL;
+			strcpy(out->addr, val);
 		} else if (!strcmp(word, "classes")) {
 			if (parse_classes(val, out))
 				return -EINVAL;

@@ -136,6 +136,8 @@ struct kv_info {
 	enum kv_proto	proto;
 	uint8_t		mac[6];
 	uint32_t	ep;
+	/* UDP: "IP:PORT/EP" (prism_parse_addr()); empty: Ethernet (mac, ep) */
+	char		addr[80];
 	uint64_t	rkey;
 	uint64_t	base;		/* region start */
 	uint64_t	len;		/* region length */

@@ -341,7 +341,7 @@ static int pilaf_execute(struct server *s, const struct kv_rpc_req *r,
 	return 0;
 }
 
-static void pilaf_serve(struct server *s, const struct sockaddr_prism *src,
+static void pilaf_serve(struct server *s, const union prism_sockaddr *src,
 			const uint8_t *data, uint32_t len)
 {
 	_Alignas(8) unsigned char chain[256];
@@ -349,7 +349,6 @@ static void pilaf_serve(struct server *s, const struct sockaddr_prism *src,
 	struct prism_chain_buf cb;
 	struct kv_rpc_reply rep = { 0 };
 	struct kv_rpc_req req;
-	struct sockaddr_prism dst;
 
 	if (kv_rpc_req_decode(data, len, &req)) {
 		s->rejected++;
@@ -362,26 +361,28 @@ static void pilaf_serve(struct server *s, const struct sockaddr_prism *src,
 	else
 		rep.err = pilaf_execute(s, &req, &rep.version);
 	kv_rpc_reply_encode(out, &rep);
-	prism_addr_init(&dst, src->sprism_mac, src->sprism_ep);
+	/* The sender's address (either kind) is where the reply goes. */
 	prism_chain_init(&cb, chain, sizeof(chain), req.req_id);
 	prism_prep_send(&cb, out, sizeof(out));
-	if (prism_submit(s->fd, &dst, &cb))
+	if (prism_submit(s->fd, &src->eth, &cb))
 		s->reply_failures++;
 }
 
 static int write_info(const struct server *s, const char *path)
 {
-	struct sockaddr_prism me;
+	union prism_sockaddr me;
 	struct kv_info in = { 0 };
 	char line[1024];
 	int err, i;
 
-	err = prism_local_addr(s->fd, &me);
+	err = prism_local_addr(s->fd, &me.eth);
 	if (err)
 		return err;
 	in.proto = s->proto;
-	memcpy(in.mac, me.sprism_mac, 6);
-	in.ep = me.sprism_ep;
+	memcpy(in.mac, me.eth.sprism_mac, 6);
+	in.ep = me.eth.sprism_ep;
+	if (me.eth.sprism_kind == PRISM_ADDR_UDP)
+		prism_format_addr(&me.eth, in.addr);
 	in.rkey = s->rkey;
 	in.base = (uint64_t)(uintptr_t)s->mem;
 	in.len = s->len;
@@ -437,7 +438,7 @@ int main(int argc, char **argv)
 
 	sigaction(SIGTERM, &sa, NULL);	/* no SA_RESTART: recvmsg returns EINTR */
 	sigaction(SIGINT, &sa, NULL);
-	s.fd = prism_open(ifname, 0, ep);
+	s.fd = prism_open_spec(ifname, ep);
 	if (s.fd < 0)
 		return die("prism_open", s.fd);
 	/* Clients send RPCs and buffer recycling as SEND-only chains. */
@@ -458,7 +459,7 @@ int main(int argc, char **argv)
 
 	while (!stop) {
 		struct pollfd pfd = { .fd = s.fd, .events = POLLIN };
-		struct sockaddr_prism src;
+		union prism_sockaddr src;
 		const void *data;
 		__u32 len;
 		ssize_t n;
@@ -469,7 +470,7 @@ int main(int argc, char **argv)
 		 */
 		if (poll(&pfd, 1, -1) < 0)
 			continue;
-		n = prism_wait_from(s.fd, msg, sizeof(msg), &src, MSG_DONTWAIT);
+		n = prism_wait_from(s.fd, msg, sizeof(msg), &src.eth, MSG_DONTWAIT);
 		if (n == -EAGAIN) {
 			/* drained: let the next reports accumulate before waking */
 			if (s.proto == KV_PROTO_PRISM && s.recycle_interval_ms) {

@@ -241,6 +241,13 @@ int prism_parse_addr(const char *s, union prism_sockaddr *sa);
  */
 #define PRISM_ADDR_STRLEN	80
 char *prism_format_addr(const struct sockaddr_prism *sa, char *buf);
+/*
+ * 1 if a and b name the same endpoint: kind, endpoint id and MAC address,
+ * or IP family and address (the UDP port and the interface of an IPv6
+ * address are not compared: a destination's port 0 is the module's).
+ */
+int prism_addr_equal(const struct sockaddr_prism *a,
+		     const struct sockaddr_prism *b);
 
 /*
  * Open a socket bound to interface ifname (or ifindex when ifname is NULL)
@@ -253,6 +260,12 @@ int prism_open(const char *ifname, int ifindex, __u32 ep);
  * families) and endpoint ep (0: any).  Returns the fd or -errno.
  */
 int prism_open_udp(const char *ip, __u32 ep);
+/*
+ * Open a socket from a command-line word: "udp" (prism_open_udp(NULL, ep)),
+ * "udp:IP" (prism_open_udp(IP, ep)), else an interface name
+ * (prism_open(spec, 0, ep)).  Returns the fd or -errno.
+ */
+int prism_open_spec(const char *spec, __u32 ep);
 /*
  * getsockname(): Ethernet: ifindex, ep and interface MAC; UDP: address
  * (any: ipfamily 0), port and ep.  sa needs room for the socket's kind.

@@ -172,3 +172,28 @@ int prism_open_udp(const char *ip, __u32 ep)
 	}
 	return fd;
 }
+
+int prism_open_spec(const char *spec, __u32 ep)
+{
+	if (!spec)
+		return -EINVAL;
+	if (!strcmp(spec, "udp"))
+		return prism_open_udp(NULL, ep);
+	if (!strncmp(spec, "udp:", 4))
+		return prism_open_udp(spec + 4, ep);
+	return prism_open(spec, 0, ep);
+}
+
+int prism_addr_equal(const struct sockaddr_prism *a,
+		     const struct sockaddr_prism *b)
+{
+	const struct sockaddr_prism_udp *ua = (const void *)a;
+	const struct sockaddr_prism_udp *ub = (const void *)b;
+
+	if (a->sprism_kind != b->sprism_kind || a->sprism_ep != b->sprism_ep)
+		return 0;
+	if (a->sprism_kind != PRISM_ADDR_UDP)
+		return !memcmp(a->sprism_mac, b->sprism_mac, 6);
+	return ua->sprism_ipfamily == ub->sprism_ipfamily &&
+	       !memcmp(ua->sprism_ip, ub->sprism_ip, sizeof(ua->sprism_ip));
+}

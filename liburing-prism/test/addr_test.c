@@ -101,9 +101,30 @@ static void test_format_any(void)
 	CHECK(!strcmp(buf, "*:4795/12"));
 }
 
+static void test_equal(void)
+{
+	union prism_sockaddr a, b;
+
+	CHECK_EQ(prism_parse_addr("10.0.0.1/5", &a), 0);
+	CHECK_EQ(prism_parse_addr("10.0.0.1:4795/5", &b), 0);
+	CHECK(prism_addr_equal(&a.eth, &b.eth));
+	CHECK_EQ(prism_parse_addr("10.0.0.2/5", &b), 0);
+	CHECK(!prism_addr_equal(&a.eth, &b.eth));
+	CHECK_EQ(prism_parse_addr("10.0.0.1/6", &b), 0);
+	CHECK(!prism_addr_equal(&a.eth, &b.eth));
+	CHECK_EQ(prism_parse_addr("[::ffff:10.0.0.1]/5", &b), 0);
+	CHECK(!prism_addr_equal(&a.eth, &b.eth));
+	CHECK_EQ(prism_parse_addr("02:00:00:00:01:0a/5", &a), 0);
+	CHECK_EQ(prism_parse_addr("02:00:00:00:01:0a/5", &b), 0);
+	CHECK(prism_addr_equal(&a.eth, &b.eth));
+	b.eth.sprism_mac[5] = 0x0b;
+	CHECK(!prism_addr_equal(&a.eth, &b.eth));
+}
+
 int main(void)
 {
-	tap_plan(4);
+	tap_plan(5);
+	RUN(test_equal);
 	RUN(test_round_trips);
 	RUN(test_parse_fields);
 	RUN(test_parse_errors);

@@ -123,7 +123,7 @@ static int cmd_server(int argc, char **argv)
 		die("usage: server IF EP INFO [--big MB]", EINVAL);
 	parse_opts(argc - 3, argv + 3, &o);
 	memset(&s, 0, sizeof(s));
-	fd = st_open(argv[1], (__u32)strtoul(argv[2], NULL, 0));
+	fd = prism_open_spec(argv[1], (__u32)strtoul(argv[2], NULL, 0));
 	if (fd < 0)
 		die("prism_open", fd);
 
@@ -222,7 +222,7 @@ static int client_open(struct client *c, const struct opts *o)
 	c->ifname = o->ifname;
 	c->peer_ns = o->peer_ns;
 	c->peer_if = o->peer_if;
-	c->fd = st_open(o->ifname, 0);
+	c->fd = prism_open_spec(o->ifname, 0);
 	if (c->fd < 0) {
 		printf("# prism_open(%s): %s\n", o->ifname, errno_name(-c->fd));
 		return c->fd;

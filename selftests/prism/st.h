@@ -117,14 +117,9 @@ int poke(pid_t pid, __u64 addr, const void *buf, size_t len);
 long long proc_cpu_ticks(pid_t pid);
 /* voluntary + nonvoluntary context switches; -1 on error. */
 long long proc_ctxt_switches(pid_t pid);
-/*
- * Open a socket bound to interface where, or to UDP: "udp" (any address)
- * or "udp:IP".  The fd or -errno.
- */
-int st_open(const char *where, __u32 ep);
 /* The destination of the server of info s (UDP if it has an address). */
 int st_dest(const struct srv_info *s, union prism_sockaddr *dst);
-/* Open a socket bound in network namespace ns (/run/netns/ns), as st_open(). */
+/* Open a socket bound in network namespace ns (/run/netns/ns), as prism_open_spec(). */
 int open_in_netns(const char *ns, const char *ifname, __u32 ep);
 
 /* ------------------------------------------------------------------------

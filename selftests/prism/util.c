@@ -230,15 +230,6 @@ long long proc_ctxt_switches(pid_t pid)
 	return found == 2 ? total : -1;
 }
 
-int st_open(const char *where, __u32 ep)
-{
-	if (!strcmp(where, "udp"))
-		return prism_open_udp(NULL, ep);
-	if (!strncmp(where, "udp:", 4))
-		return prism_open_udp(where + 4, ep);
-	return prism_open(where, 0, ep);
-}
-
 int st_dest(const struct srv_info *s, union prism_sockaddr *dst)
 {
 	if (s->addr[0] && strcmp(s->addr, "-"))
@@ -263,7 +254,7 @@ int open_in_netns(const char *ns, const char *ifname, __u32 ep)
 		err = -errno;
 		goto out;
 	}
-	fd = st_open(ifname, ep);
+	fd = prism_open_spec(ifname, ep);
 	if (setns(self, CLONE_NEWNET)) {
 		/* Cannot continue in the wrong namespace. */
 		perror("setns back");

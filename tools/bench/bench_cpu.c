@@ -401,7 +401,7 @@ struct client {
 	int			ufd[NSTACK];	/* UDP sockets (S_UDP, S_MMSG) */
 	int			afd;		/* agent */
 	unsigned int		seq;
-	struct sockaddr_prism	dst;
+	union prism_sockaddr	dst;
 	__u64			rkey, base;
 	long			clk_tck;
 	struct slot_pool	slots;
@@ -634,7 +634,7 @@ static void start_op(void *ctx, int kind, unsigned int slot)
 	cl->slots.t_start[slot] = pu_now_us();
 	if (st == S_PRISM) {
 		prism_build(cl, op, slot, &c, cb, sizeof(cb));
-		err = prism_submit(cl->pfd, &cl->dst, &c);
+		err = prism_submit(cl->pfd, &cl->dst.eth, &c);
 		if (err)
 			die("prism_submit", err);
 		return;
@@ -928,7 +928,7 @@ static int client(int argc, char **argv)
 	cl.rkey = si.rkey;
 	cl.base = si.base;
 	cl.clk_tck = sysconf(_SC_CLK_TCK);
-	cl.pfd = prism_open(ifname, 0, 0);
+	cl.pfd = prism_open_spec(ifname, 0);
 	if (cl.pfd < 0)
 		die("prism_open", cl.pfd);
 	setsockopt(cl.pfd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));

@@ -174,7 +174,7 @@ static int client(int argc, char **argv)
 {
 	const char *ifname = NULL, *info = NULL, *udp = NULL, *json = NULL;
 	long n = 2000, warmup = 200, it;
-	struct sockaddr_prism dst;
+	union prism_sockaddr dst;
 	struct sockaddr_in usa = { .sin_family = AF_INET };
 	struct series s[3] = { { "prism_indirect_read", NULL, 0 },
 			       { "prism_two_reads", NULL, 0 },
@@ -197,7 +197,7 @@ static int client(int argc, char **argv)
 	if (!ifname || !info || !udp || n < 1 || warmup < 0)
 		return pu_opts_usage(opts, synopsis);
 	si = read_server(info, &dst);
-	fd = prism_open(ifname, 0, 0);
+	fd = prism_open_spec(ifname, 0);
 	if (fd < 0)
 		die("prism_open", fd);
 	setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
@@ -231,10 +231,10 @@ static int client(int argc, char **argv)
 		for (j = 0; j < 3; j++) {
 			switch ((it + j) % 3) {
 			case 0:
-				d[0] = run_indirect(fd, &dst, si.rkey, slot, k, it);
+				d[0] = run_indirect(fd, &dst.eth, si.rkey, slot, k, it);
 				break;
 			case 1:
-				d[1] = run_two_reads(fd, &dst, si.rkey, slot, k, it);
+				d[1] = run_two_reads(fd, &dst.eth, si.rkey, slot, k, it);
 				break;
 			default:
 				d[2] = run_udp(ufd, k);

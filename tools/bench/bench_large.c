@@ -269,7 +269,7 @@ static int prism_server(int argc, char **argv)
 
 struct pclient {
 	int			fd;
-	struct sockaddr_prism	dst;
+	union prism_sockaddr	dst;
 	__u64			rkey, base;
 	struct cell		c;
 	size_t			maxsize;	/* the server's area per slot */
@@ -352,7 +352,7 @@ static void prism_start(void *ctx, int kind, unsigned int slot)
 	prism_chain_set_user_data(&p->chain[slot], ((__u64)p->gen[slot] << 8) | slot);
 	p->busy[slot] = 1;
 	p->slots.t_start[slot] = pu_now_us();
-	err = prism_submit(p->fd, &p->dst, &p->chain[slot]);
+	err = prism_submit(p->fd, &p->dst.eth, &p->chain[slot]);
 	if (err)
 		die("prism_submit", err);
 }
@@ -410,7 +410,7 @@ static void prism_verify_write(struct pclient *p)
 	prism_chain_init(&c, cb, sizeof(cb), 1ull << 60);
 	prism_prep_read(&c, p->rkey, area(p, OP_WRITE, 0), (__u32)p->c.size);
 	prism_chain_set_timeout(&c, CHAIN_TIMEOUT_MS);
-	m = execute_or_die(p->fd, &p->dst, &c, p->out, p->out_len, "READ back");
+	m = execute_or_die(p->fd, &p->dst.eth, &c, p->out, p->out_len, "READ back");
 	d = prism_msg_data(m, 0, &len);
 	if (!d || len != p->c.size || check_all(d, len, 0, wr_byte))
 		die("the WRITE area does not hold the written bytes", EIO);
@@ -429,7 +429,7 @@ static void prism_read_counters(struct pclient *p)
 	prism_chain_init(&c, cb, sizeof(cb), 1ull << 60);
 	prism_prep_read(&c, p->rkey, area(p, OP_CAS, 0), (__u32)(8 * p->c.depth));
 	prism_chain_set_timeout(&c, CHAIN_TIMEOUT_MS);
-	m = execute_or_die(p->fd, &p->dst, &c, out, sizeof(out), "READ of the CAS counters");
+	m = execute_or_die(p->fd, &p->dst.eth, &c, out, sizeof(out), "READ of the CAS counters");
 	d = prism_msg_data(m, 0, &len);
 	if (!d || len != 8 * p->c.depth)
 		die("READ of the CAS counters: wrong length", EIO);
@@ -482,7 +482,7 @@ static int prism_client(int argc, char **argv)
 	si = read_server(info, &p.dst);
 	p.rkey = si.rkey;
 	p.base = si.base;
-	p.fd = prism_open(ifname, 0, 0);
+	p.fd = prism_open_spec(ifname, 0);
 	if (p.fd < 0)
 		die("prism_open", p.fd);
 	setsockopt(p.fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));

@@ -54,7 +54,7 @@ struct client {
 	int			sfd;		/* sync modes */
 	int			rfd;		/* ring modes */
 	struct prism_ring	ring;
-	struct sockaddr_prism	dst;
+	union prism_sockaddr	dst;
 	__u64			rkey, base;
 	enum opk		op;
 	struct slot_pool	slots;
@@ -146,9 +146,9 @@ static void start_op(void *ctx, int k, unsigned int slot)
 	cl->busy[slot] = 1;
 	cl->slots.t_start[slot] = pu_now_us();
 	if (k == K_SYNC)
-		err = prism_submit(cl->sfd, &cl->dst, &c);
+		err = prism_submit(cl->sfd, &cl->dst.eth, &c);
 	else
-		err = prism_ring_queue(&cl->ring, &cl->dst, &c);
+		err = prism_ring_queue(&cl->ring, &cl->dst.eth, &c);
 	if (err)
 		die(k == K_SYNC ? "prism_submit" : "prism_ring_queue", err);
 }
@@ -200,7 +200,7 @@ static void run_execute(struct client *cl, struct bench_mode *m,
 		build_chain(cl, slot, &c, cb, sizeof(cb));
 		cl->busy[slot] = 1;
 		t = pu_now_us();
-		n = prism_execute(cl->sfd, &cl->dst, &c, cl->out, sizeof(cl->out));
+		n = prism_execute(cl->sfd, &cl->dst.eth, &c, cl->out, sizeof(cl->out));
 		if (n < 0)
 			die("prism_execute", (int)n);
 		check_completion(cl, (const void *)cl->out);
@@ -340,10 +340,10 @@ static int client(int argc, char **argv)
 	si = read_server(info, &cl.dst);
 	cl.rkey = si.rkey;
 	cl.base = si.base;
-	cl.sfd = prism_open(ifname, 0, 0);
+	cl.sfd = prism_open_spec(ifname, 0);
 	if (cl.sfd < 0)
 		die("prism_open", cl.sfd);
-	cl.rfd = prism_open(ifname, 0, 0);
+	cl.rfd = prism_open_spec(ifname, 0);
 	if (cl.rfd < 0)
 		die("prism_open", cl.rfd);
 	setsockopt(cl.sfd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));

@@ -33,7 +33,7 @@ static inline void die(const char *what, int err)
 
 /* The options both benchmark clients (bench_indirect, bench_uring) take. */
 #define BENCH_CLIENT_OPTS(ifname, info, n, warmup, json)			\
-	PU_OPT("if", ifname, "IF", "interface (required)"),			\
+	PU_OPT("if", ifname, "IF", "interface, or udp[:IP] (required)"),	\
 	PU_OPT("info", info, "INFO", "the server's info file (required)"),	\
 	PU_OPT("n", n, "N", "measured iterations"),				\
 	PU_OPT("warmup", warmup, "W", "warm-up iterations, not measured"),	\
@@ -48,14 +48,17 @@ struct server_info {
 	char			mac[18];
 	unsigned int		ep;
 	unsigned long long	rkey, base;
+	char			addr[80];	/* UDP: "IP:PORT/EP"; else "-" */
 };
 
 static inline int server_info_write(const char *path, const struct server_info *si)
 {
 	char text[512];
 
-	snprintf(text, sizeof(text), "mac %s\nep %u\nrkey 0x%llx\nbase 0x%llx\n",
-		 si->mac, si->ep, si->rkey, si->base);
+	snprintf(text, sizeof(text),
+		 "mac %s\nep %u\nrkey 0x%llx\nbase 0x%llx\naddr %s\n",
+		 si->mac, si->ep, si->rkey, si->base,
+		 si->addr[0] ? si->addr : "-");
 	return pu_write_atomic(path, text);
 }
 
@@ -78,6 +81,8 @@ static inline void server_info_read(const char *path, struct server_info *si)
 			si->rkey = strtoull(val, NULL, 0);
 		else if (!strcmp(key, "base"))
 			si->base = strtoull(val, NULL, 0);
+		else if (!strcmp(key, "addr") && strcmp(val, "-"))
+			snprintf(si->addr, sizeof(si->addr), "%.79s", val);
 	}
 	fclose(f);
 }
@@ -327,13 +332,14 @@ static inline void fill_pointed_values(unsigned char *mem, unsigned int nvals,
 
 /*
  * "prism-server IF EP INFO": a region of len bytes, filled by fill() and
- * registered with access, its address published in INFO.  The kernel
+ * registered with access, its address published in INFO.  IF may be
+ * udp:IP (prism_open_spec()).  The kernel
  * answers the client's chains; this process only keeps the region alive.
  */
 static inline int serve_region(int argc, char **argv, size_t len, __u32 access,
 			       void (*fill)(unsigned char *mem))
 {
-	struct sockaddr_prism me;
+	union prism_sockaddr me;
 	struct server_info si;
 	unsigned char *mem;
 	__u64 rkey;
@@ -341,7 +347,7 @@ static inline int serve_region(int argc, char **argv, size_t len, __u32 access,
 
 	if (argc < 4)
 		die("usage: prism-server IF EP INFO", EINVAL);
-	fd = prism_open(argv[1], 0, (__u32)strtoul(argv[2], NULL, 0));
+	fd = prism_open_spec(argv[1], (__u32)strtoul(argv[2], NULL, 0));
 	if (fd < 0)
 		die("prism_open", fd);
 	mem = mmap(NULL, len, PROT_READ | PROT_WRITE,
@@ -352,11 +358,14 @@ static inline int serve_region(int argc, char **argv, size_t len, __u32 access,
 	err = prism_reg_mr(fd, mem, len, access, &rkey);
 	if (err)
 		die("REG_MR", err);
-	err = prism_local_addr(fd, &me);
+	err = prism_local_addr(fd, &me.eth);
 	if (err)
 		die("getsockname", err);
-	prism_format_mac(me.sprism_mac, si.mac);
-	si.ep = me.sprism_ep;
+	memset(&si, 0, sizeof(si));
+	prism_format_mac(me.eth.sprism_mac, si.mac);
+	si.ep = me.eth.sprism_ep;
+	if (me.eth.sprism_kind == PRISM_ADDR_UDP)
+		prism_format_addr(&me.eth, si.addr);
 	si.rkey = rkey;
 	si.base = (uintptr_t)mem;
 	err = server_info_write(argv[3], &si);
@@ -367,16 +376,24 @@ static inline int serve_region(int argc, char **argv, size_t len, __u32 access,
 	return 0;
 }
 
-/* The server's info file: its address goes to dst, rkey and base returned. */
+/*
+ * The server's info file: its address (MAC, or UDP address) goes to dst,
+ * rkey and base returned.
+ */
 static inline struct server_info read_server(const char *info,
-					     struct sockaddr_prism *dst)
+					     union prism_sockaddr *dst)
 {
 	struct server_info si;
 	__u8 mac[6] = { 0 };
 
 	server_info_read(info, &si);
+	if (si.addr[0]) {
+		if (prism_parse_addr(si.addr, dst))
+			die(si.addr, EINVAL);
+		return si;
+	}
 	prism_parse_mac(si.mac, mac);
-	prism_addr_init(dst, mac, si.ep);
+	prism_addr_init(&dst->eth, mac, si.ep);
 	return si;
 }
 

@@ -30,7 +30,8 @@
 # and the first WARMUP samples are dropped here), PRISM_OUT (bench-rxe.json,
 # bench-rxe.csv, bench-rxe.png, bench-rxe-probe.txt, bench-rxe-*.txt go
 # there), RXE_PROBE_NETNS=0 to skip step 1, RXE_CLOCK_CHECK=0 to skip the
-# perftest clock check, RXE_BUSY=0 to skip step 3, RXE_BUSY_ONLY=1 to run
+# perftest clock check, RXE_UDP=0 to skip PRISM over UDP (after step 2),
+# RXE_BUSY=0 to skip step 3, RXE_BUSY_ONLY=1 to run
 # only perftest's READ 8 and step 3, RXE_SPIN_US (spin bound of step 3,
 # default 1000), RXE_BUSY_POLL_US (SO_BUSY_POLL of its NAPI half, default
 # 50).
@@ -290,6 +291,28 @@ kill_pids
 grep '^RESULT' "$work/pair.log" >> "$res"
 cp "$work/pair.log" "$out/bench-rxe-pair.txt"
 rdma_stats "after the verbs program"
+fi
+
+# ---------------------------------------------------------------- PRISM over UDP
+# PRISM alone over raw Ethernet and over UDP/IPv4 between the same
+# addresses rxe uses (issue 20), one after the other: RESULT lines of
+# stacks prism_solo and prism_udp4.
+if [ "$busy_only" != 1 ] && [ "${RXE_UDP:-1}" = 1 ]; then
+	log "PRISM alone, raw Ethernet then UDP/IPv4 10.79.0.1 -> 10.79.0.2, $N measured + $W warm-up"
+	taskset -c $CPU_S "$B" prism-server vb 3 "$work/pe.info" > "$work/pe.log" 2>&1 &
+	pids+=($!)
+	taskset -c $CPU_S "$B" prism-server udp:10.79.0.2 4 "$work/pu.info" > "$work/pu.log" 2>&1 &
+	pids+=($!)
+	wait_file "$work/pe.info" 30000 && wait_file "$work/pu.info" 30000 ||
+		{ cat "$work/pe.log" "$work/pu.log"; fail "PRISM servers did not start"; }
+	for how in "va pe prism_solo" "udp:10.79.0.1 pu prism_udp4"; do
+		read -r ifc inf stack <<< "$how"
+		taskset -c $CPU_C timeout 1200 "$B" prism-client "$ifc" "$work/$inf.info" "$N" "$W" \
+			"$stack" > "$work/$stack.log" 2>&1 ||
+			{ log "prism-client $stack failed:"; tail -5 "$work/$stack.log"; }
+		grep '^RESULT' "$work/$stack.log" >> "$res"
+	done
+	kill_pids
 fi
 
 # ---------------------------------------------------------------- busy polling

@@ -22,7 +22,9 @@
  *        through small files (both processes run in the same guest).
  *
  *   rxe_lat prism-server IF EP INFO
- *   rxe_lat prism-client IF INFO N WARMUP
+ *   rxe_lat prism-client IF INFO N WARMUP [STACK]
+ *           (IF may be udp:IP, as for the server; STACK names the RESULT
+ *            lines, default "prism")
  *   rxe_lat verbs-server DEV GIDX INFO PEER READY
  *   rxe_lat verbs-client DEV GIDX INFO PEER READY N WARMUP
  *   rxe_lat pair-client IF PINFO DEV GIDX VINFO VPEER VREADY N WARMUP
@@ -128,7 +130,7 @@ static int prism_server(int argc, char **argv)
 
 struct pctx {
 	int fd;
-	struct sockaddr_prism dst;
+	union prism_sockaddr dst;
 	__u64 rkey, base, seq, cas_cur;
 };
 
@@ -136,7 +138,7 @@ static const struct prism_msg *pexec(struct pctx *p, struct prism_chain_buf *c,
 				     unsigned char *out, size_t out_len,
 				     const char *what)
 {
-	return execute_or_die(p->fd, &p->dst, c, out, out_len, what);
+	return execute_or_die(p->fd, &p->dst.eth, c, out, out_len, what);
 }
 
 /* One timed PRISM operation; op: 0 read8 1 read512 2 write8 3 write512
@@ -217,7 +219,7 @@ static void prism_connect(struct pctx *p, const char *ifname, const char *info)
 
 	p->rkey = si.rkey;
 	p->base = si.base;
-	p->fd = prism_open(ifname, 0, 0);
+	p->fd = prism_open_spec(ifname, 0);
 	if (p->fd < 0)
 		die("prism_open", p->fd);
 	setsockopt(p->fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
@@ -263,10 +265,10 @@ static int prism_client(int argc, char **argv)
 	struct pctx p = { 0 };
 
 	if (argc < 5)
-		die("usage: prism-client IF INFO N WARMUP", EINVAL);
+		die("usage: prism-client IF INFO N WARMUP [STACK]", EINVAL);
 	prism_connect(&p, argv[1], argv[2]);
-	run_ops("prism", prism_op, &p, 7, strtol(argv[3], NULL, 0),
-		strtol(argv[4], NULL, 0));
+	run_ops(argc > 5 ? argv[5] : "prism", prism_op, &p, 7,
+		strtol(argv[3], NULL, 0), strtol(argv[4], NULL, 0));
 	return 0;
 }
 
@@ -665,13 +667,13 @@ static void busy_op(struct bctx *b, int s, unsigned int k)
 	prism_chain_init(&c, cb, sizeof(cb), ++b->seq);
 	prism_prep_read(&c, b->p.rkey, b->p.base + 8ull * k, 8);
 	if (s < 2) {
-		got = prism_execute_spin(b->p.fd, &b->p.dst, &c, out, sizeof(out),
+		got = prism_execute_spin(b->p.fd, &b->p.dst.eth, &c, out, sizeof(out),
 					 s ? b->spin_us : 0);
 		if (got < 0)
 			die("READ 8", (int)got);
 	} else {
 		prism_ring_busy_poll(&b->r, s == 3 ? b->spin_us : 0);
-		if (prism_ring_queue(&b->r, &b->p.dst, &c))
+		if (prism_ring_queue(&b->r, &b->p.dst.eth, &c))
 			die("prism_ring_queue", EIO);
 		n = prism_ring_reap(&b->r, ev, 2, 1, 5000);
 		if (n != 1 || ev[0].res || !ev[0].msg || ev[0].user_data != b->seq)

@@ -52,6 +52,14 @@ for label, pop, psz, rop, rsz in rows:
         "ratio_p90_vs_verbs": ratio(g(p, "p90"), g(v, "p90")),
         "ratio_median_vs_perftest": ratio(g(p, "median"), g(t, "median")),
         "ratio_p99_vs_perftest": ratio(g(p, "p99"), g(t, "p99")),
+        # PRISM alone, raw Ethernet and UDP/IPv4 (rxe.sh "PRISM over UDP")
+        "prism_solo": R.get(("prism_solo", pop, psz)),
+        "prism_udp4": R.get(("prism_udp4", pop, psz)),
+        "ratio_udp4_median_vs_solo": ratio(g(("prism_udp4", pop, psz), "median"),
+                                           g(("prism_solo", pop, psz), "median")),
+        "ratio_udp4_median_vs_verbs": ratio(g(("prism_udp4", pop, psz), "median"), g(v, "median")),
+        "ratio_udp4_median_vs_perftest": ratio(g(("prism_udp4", pop, psz), "median"),
+                                               g(t, "median")),
     })
 doc = {"benchmark": "rxe", "date": time.strftime("%Y-%m-%d %H:%M:%S %Z"), "kernel": kver,
        "iterations": n, "warmup": w, "unit": "us", "tsc_mhz": mhz,
@@ -115,6 +123,18 @@ for t, (label, pop, psz, rop, rsz) in zip(table, rows):
         r(t["ratio_median_vs_perftest"]), r(t["ratio_p99_vs_perftest"])))
 print("medians and p99 in us; ratios = PRISM / rxe (< 1: PRISM faster).  ptr+READ = PRISM READ|INDIRECT vs two dependent rxe READs.")
 print("perftest WRITE = 2 x ib_write_lat's reported half round trip.")
+if any(t["prism_udp4"] for t in table):
+    print()
+    print("PRISM alone, raw Ethernet vs UDP/IPv4 on the same pair (rxe is RoCEv2: UDP too)")
+    print("%-14s | %8s %8s | %8s %8s | %7s %7s %7s" % (
+        "op bytes", "raw", "p99", "UDP/IPv4", "p99", "U/raw", "U/verbs", "U/perf"))
+    for t, (label, pop, psz, rop, rsz) in zip(table, rows):
+        print("%-14s | %s %s | %s %s | %s %s %s" % (
+            "%s %d" % (label, psz),
+            f(g(("prism_solo", pop, psz), "median")), f(g(("prism_solo", pop, psz), "p99")),
+            f(g(("prism_udp4", pop, psz), "median")), f(g(("prism_udp4", pop, psz), "p99")),
+            r(t["ratio_udp4_median_vs_solo"]), r(t["ratio_udp4_median_vs_verbs"]),
+            r(t["ratio_udp4_median_vs_perftest"])))
 if busy:
     with open(out + "/bench-rxe-busy.dat", "w") as d:
         d.write("# label median p99\n")

@@ -18,6 +18,10 @@
 #                             a netem qdisc (e.g. loss 2%) on every host's
 #                             eth0, or none
 #   host_stat PREFIX I NAME   counter NAME of /proc/net/prism in host I
+#   host_link PREFIX I        what PRISM programs of host I bind to: eth0,
+#                             or with PRISM_LINK=udp "udp:10.250.0.I"
+#                             (hosts_up then gives each eth0 that address:
+#                             the suite runs over UDP, prism(7))
 #
 # Also sourced from here, for the scripts that source only this file:
 # wait.sh (wait_file FILE MS [PID], proc_exited PID, ...) and module.sh
@@ -41,7 +45,18 @@ hosts_up() {
 		ip link set "v-$p$i" master "br-$p" up
 		ip -n "$p$i" link set eth0 up
 		ip -n "$p$i" link set lo up
+		if [ "${PRISM_LINK:-eth}" = udp ]; then
+			ip -n "$p$i" addr add "10.250.0.$i/24" dev eth0 || return 1
+		fi
 	done
+}
+
+host_link() {
+	if [ "${PRISM_LINK:-eth}" = udp ]; then
+		echo "udp:10.250.0.$2"
+	else
+		echo eth0
+	fi
 }
 
 hosts_down() {

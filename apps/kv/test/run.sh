@@ -14,7 +14,9 @@
 # KV_TEST_SIZES (large values stored and read back byte for byte by both
 # stores, default "4096 65536"; the largest is also the model test's large
 # value; "512 1000" fits one 1500-byte frame for a module without large
-# operations).
+# operations), PRISM_LINK=udp (every server and client bound to UDP on
+# the hosts' IPv4 addresses instead of to eth0: tools/lib/hosts.sh
+# host_link).
 set -u
 
 here=$(cd "$(dirname "$0")" && pwd)
@@ -64,7 +66,7 @@ start_server() {
 	rm -f "$work/$name.info"
 	# not via a shell function: $! must be kv-server itself (ip netns exec
 	# execs it), for kill and /proc/PID/stat
-	ip netns exec ${P}1 "$B/kv-server" --if eth0 --ep "$ep" \
+	ip netns exec ${P}1 "$B/kv-server" --if "$(host_link $P 1)" --ep "$ep" \
 		--info "$work/$name.info" "$@" >"$work/$name.log" 2>&1 &
 	server_pid[$name]=$!
 	wait_file "$work/$name.info" 30000 "${server_pid[$name]}" ||
@@ -75,13 +77,13 @@ start_server() {
 kvc() {
 	local h=$1 name=$2
 	shift 2
-	host_exec $P "$h" "$B/kv" --if eth0 --info "$work/$name.info" "$@"
+	host_exec $P "$h" "$B/kv" --if "$(host_link $P "$h")" --info "$work/$name.info" "$@"
 }
 
 kvcheck() {
 	local h=$1 name=$2
 	shift 2
-	host_exec $P "$h" timeout 150 "$B/kv-check" eth0 "$work/$name.info" "$@"
+	host_exec $P "$h" timeout 150 "$B/kv-check" "$(host_link $P "$h")" "$work/$name.info" "$@"
 }
 
 # kvcheck_3 OUT STORE MODE ARGS...: kv-check MODE HOST ARGS... from client
@@ -322,7 +324,7 @@ else
 	wait "$client" || rc=1
 	diag "$work/restart.out"
 	check "restart: client saw errors, then works against the new server" test $rc = 0
-	host_exec $P 3 "$B/kv" --if eth0 --info "$work/old.info" get r 2>"$work/stale.err"
+	host_exec $P 3 "$B/kv" --if "$(host_link $P 3)" --info "$work/old.info" get r 2>"$work/stale.err"
 	rc=$?
 	diag "$work/stale.err"
 	check "restart: stale address file gives an error (exit 3)" test $rc = 3

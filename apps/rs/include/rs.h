@@ -50,10 +50,13 @@ struct rs_info {
 	__u32	blocks;
 	__u32	bsize;		/* value bytes per block */
 	__u32	fl;		/* free list of (8 + bsize)-byte buffers */
+	char	addr[80];	/* UDP: "IP:PORT/EP"; empty: Ethernet (mac, ep) */
 };
 
 int rs_info_parse(const char *line, struct rs_info *ri);
 int rs_info_format(const struct rs_info *ri, char *buf, size_t len);
+/* The replica's address as a destination (UDP if it has addr). */
+int rs_info_dst(const struct rs_info *ri, union prism_sockaddr *dst);
 /* Read the first line of path; -errno on failure. */
 int rs_info_load(const char *path, struct rs_info *ri);
 

@@ -104,7 +104,7 @@ static int chain_queue(struct rs_client *c, struct rs_chain *ch,
 		       struct prism_chain_buf *cb)
 {
 	struct rs_rep *rp = &c->rep[ch->rep];
-	int err = prism_submit(c->fd, &rp->dst, cb);
+	int err = prism_submit(c->fd, &rp->dst.eth, cb);
 	unsigned int kbit = 1u << ch->kind;
 
 	if (err == -EMSGSIZE && ch->nsend && !(c->no_piggyback & kbit)) {
@@ -397,8 +397,7 @@ static int from_rep(const struct rs_client *c, const struct prism_msg *m,
 {
 	unsigned int r = (unsigned int)(m->user_data & 0xff);
 
-	return r < c->n && src->sprism_ep == c->rep[r].dst.sprism_ep &&
-	       !memcmp(src->sprism_mac, c->rep[r].dst.sprism_mac, 6);
+	return r < c->n && prism_addr_equal(src, &c->rep[r].dst.eth);
 }
 
 /*
@@ -410,7 +409,7 @@ static int from_rep(const struct rs_client *c, const struct prism_msg *m,
 int rs_reap(struct rs_client *c, int timeout_ms)
 {
 	struct pollfd pfd = { .fd = c->fd, .events = POLLIN };
-	struct sockaddr_prism src;
+	union prism_sockaddr src;
 	struct rs_event ev;
 	int n, handled = 0;
 	ssize_t len;
@@ -421,13 +420,13 @@ int rs_reap(struct rs_client *c, int timeout_ms)
 	if (!(pfd.revents & POLLIN))
 		return 0;
 	for (;;) {
-		len = prism_wait_from(c->fd, c->rbuf, c->msg_size, &src,
+		len = prism_wait_from(c->fd, c->rbuf, c->msg_size, &src.eth,
 				      MSG_DONTWAIT);
 		if (len < 0)
 			break;	/* EAGAIN: drained; malformed: dropped */
 		ev.msg = (const struct prism_msg *)(const void *)c->rbuf;
 		if (!prism_msg_is_completion(ev.msg) ||
-		    !from_rep(c, ev.msg, &src))
+		    !from_rep(c, ev.msg, &src.eth))
 			continue;
 		ev.res = 0;
 		ev.user_data = ev.msg->user_data;

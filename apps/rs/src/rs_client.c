@@ -274,8 +274,9 @@ int rs_client_set_replica(struct rs_client *c, unsigned int r,
 	if (r >= c->n || ri->blocks != rep->info.blocks ||
 	    ri->bsize != rep->info.bsize)
 		return -EINVAL;
+	if (rs_info_dst(ri, &rep->dst))
+		return -EINVAL;
 	rep->info = *ri;
-	prism_addr_init(&rep->dst, ri->mac, ri->ep);
 	rep->nrecycle = 0;
 	rep->lock_expect = 0;
 	return 0;
@@ -386,9 +387,11 @@ int rs_client_open(struct rs_client **cp, const struct rs_config *cfg)
 	c->free_chain = 0;
 	for (r = 0; r < c->n; r++) {
 		c->rep[r].info = cfg->rep[r];
-		prism_addr_init(&c->rep[r].dst, cfg->rep[r].mac, cfg->rep[r].ep);
+		err = rs_info_dst(&cfg->rep[r], &c->rep[r].dst);
+		if (err)
+			goto out_free;
 	}
-	c->fd = prism_open(cfg->ifname, 0, 0);
+	c->fd = prism_open_spec(cfg->ifname, 0);
 	if (c->fd < 0) {
 		err = c->fd;
 		goto out_free;

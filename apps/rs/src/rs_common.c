@@ -39,9 +39,10 @@ static int kv_u64(const char *line, const char *key, __u64 *v)
 
 int rs_info_parse(const char *line, struct rs_info *ri)
 {
-	const char *mac = kv_find(line, "mac");
+	const char *mac = kv_find(line, "mac"), *addr;
 	__u64 ep, blocks, bsize, fl;
 	char macs[18];
+	size_t n;
 
 	memset(ri, 0, sizeof(*ri));
 	if (!mac || strlen(mac) < 17)
@@ -62,6 +63,21 @@ int rs_info_parse(const char *line, struct rs_info *ri)
 	ri->blocks = (__u32)blocks;
 	ri->bsize = (__u32)bsize;
 	ri->fl = (__u32)fl;
+	addr = kv_find(line, "addr");
+	if (addr) {
+		n = strcspn(addr, " \n");
+		if (!n || n >= sizeof(ri->addr))
+			return -EINVAL;
+		memcpy(ri->addr, addr, n);
+	}
+	return 0;
+}
+
+int rs_info_dst(const struct rs_info *ri, union prism_sockaddr *dst)
+{
+	if (ri->addr[0])
+		return prism_parse_addr(ri->addr, dst);
+	prism_addr_init(&dst->eth, ri->mac, ri->ep);
 	return 0;
 }
 
@@ -72,10 +88,10 @@ int rs_info_format(const struct rs_info *ri, char *buf, size_t len)
 
 	n = snprintf(buf, len,
 		     "mac=%s ep=%u rkey=0x%" PRIx64 " meta=0x%" PRIx64
-		     " locks=0x%" PRIx64 " blocks=%u bsize=%u fl=%u\n",
+		     " locks=0x%" PRIx64 " blocks=%u bsize=%u fl=%u%s%s\n",
 		     prism_format_mac(ri->mac, mac), ri->ep, (uint64_t)ri->rkey,
 		     (uint64_t)ri->meta, (uint64_t)ri->locks, ri->blocks,
-		     ri->bsize, ri->fl);
+		     ri->bsize, ri->fl, ri->addr[0] ? " addr=" : "", ri->addr);
 	if (n < 0 || (size_t)n >= len)
 		return -ENOSPC;
 	return n;

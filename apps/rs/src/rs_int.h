@@ -53,7 +53,7 @@ struct rs_chain {
 };
 
 struct rs_rep {
-	struct sockaddr_prism	dst;
+	union prism_sockaddr	dst;
 	struct rs_info		info;
 	unsigned int		inflight;
 	__u64			lock_expect;	/* stale lock value to break, or 0 */

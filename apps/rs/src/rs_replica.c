@@ -118,7 +118,7 @@ int main(int argc, char **argv)
 		       "the --bsize help names them");
 	_Alignas(8) unsigned char msg[2048];
 	unsigned long long posted = 0, rejected = 0;
-	struct sockaddr_prism me, src;
+	union prism_sockaddr me, src;
 	__u64 meta_len, lock_len, buf_off, region_len, *addrs;
 	struct sigaction sa;
 	sigset_t block, waitmask;
@@ -157,7 +157,7 @@ int main(int argc, char **argv)
 	sigprocmask(SIG_BLOCK, &block, &waitmask);
 	sigdelset(&waitmask, SIGTERM);
 	sigdelset(&waitmask, SIGINT);
-	fd = prism_open(argv[argi], 0, (__u32)strtoul(argv[argi + 1], NULL, 0));
+	fd = prism_open_spec(argv[argi], (__u32)strtoul(argv[argi + 1], NULL, 0));
 	if (fd < 0)
 		die("prism_open", fd);
 	/* Clients send buffer recycling as SEND-only chains. */
@@ -209,11 +209,14 @@ int main(int argc, char **argv)
 			blocks, got, (unsigned long long)((pu_now_ns() - t0) / 1000000));
 	}
 
-	err = prism_local_addr(fd, &me);
+	err = prism_local_addr(fd, &me.eth);
 	if (err)
 		die("getsockname", err);
-	memcpy(ri.mac, me.sprism_mac, 6);
-	ri.ep = me.sprism_ep;
+	if (me.eth.sprism_kind == PRISM_ADDR_UDP)
+		prism_format_addr(&me.eth, ri.addr);
+	else
+		memcpy(ri.mac, me.eth.sprism_mac, 6);
+	ri.ep = me.eth.sprism_ep;
 	ri.meta = (__u64)(uintptr_t)mem;
 	ri.locks = (__u64)(uintptr_t)(mem + meta_len);
 	ri.blocks = blocks;
@@ -237,7 +240,7 @@ int main(int argc, char **argv)
 
 		if (ppoll(&pfd, 1, NULL, &waitmask) < 0)
 			continue;	/* EINTR: look at stop */
-		got = prism_wait_from(fd, msg, sizeof(msg), &src, MSG_DONTWAIT);
+		got = prism_wait_from(fd, msg, sizeof(msg), &src.eth, MSG_DONTWAIT);
 		if (got == -EAGAIN || got == -EINTR)
 			continue;
 		if (got < 0)

@@ -45,6 +45,16 @@ static void info(void)
 	ok(rs_info_parse("mac=02:00:00:00:00:01 ep=1 rkey=1 meta=1 locks=1 "
 			     "blocks=4 bsize=65544 fl=1", &b) == -EINVAL,
 	       "block size over 64 KiB refused");
+	{
+		union prism_sockaddr d;
+
+		strcpy(a.addr, "[fd77:1::1]:4795/77");
+		ok(rs_info_format(&a, line, sizeof(line)) > 0 &&
+		   !rs_info_parse(line, &b) && !memcmp(&a, &b, sizeof(a)) &&
+		   !rs_info_dst(&b, &d) && d.eth.sprism_kind == PRISM_ADDR_UDP &&
+		   d.udp.sprism_ep == 77 && d.udp.sprism_ip[15] == 1,
+		   "info line of a UDP replica: its address is the destination");
+	}
 }
 
 static void tags(void)

@@ -28,7 +28,8 @@
 #
 # Env: PRISM_KO (insmod if prism is not loaded), RS_OPS (ops per client,
 # default 200), RS_BIG_SIZES, RS_BIG_MTU, RS_BIG_OPS (the large blocks,
-# below), RS_KEEP=1 keeps the work directory.
+# below), RS_KEEP=1 keeps the work directory, PRISM_LINK=udp (replicas and
+# clients bound to UDP on the hosts' IPv4 addresses: hosts.sh host_link).
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
 repo=$(cd "$here/../../.." && pwd)
@@ -73,7 +74,7 @@ start_replicas() {
 	for i in $(seq "$k"); do
 		# Not through host_exec (a function: $! would be a subshell
 		# and signals would miss the replica); ip execs the command.
-		ip netns exec "$P$i" "$B/rs_replica" eth0 0 "$tmp/$run.info$i" \
+		ip netns exec "$P$i" "$B/rs_replica" "$(host_link $P "$i")" 0 "$tmp/$run.info$i" \
 			--blocks 64 --bufs "${RS_BUFS:-8192}" "${bsize[@]}" \
 			2>"$tmp/$run.rlog$i" &
 		replica_pids+=($!)
@@ -105,7 +106,8 @@ start_clients() {
 	done
 	client_pids=()
 	for i in $(seq "$n"); do
-		ip netns exec "$P$((6 + (i - 1) % 3))" "$B/rs_client" --if eth0 \
+		ip netns exec "$P$((6 + (i - 1) % 3))" "$B/rs_client" \
+			--if "$(host_link $P $((6 + (i - 1) % 3)))" \
 			--info "$infos" --id "$i" --seed "$RANDOM" \
 			--hist "$tmp/$run.hist$i" --start "$tmp/$run.go" \
 			--progress "$tmp/$run.prog$i" --progress-after 20 "$@" \
@@ -116,7 +118,8 @@ start_clients() {
 	# that operations are in flight when the fault lands.
 	if [ -n "${RS_FREE_RUNNER:-}" ]; then
 		i=$((n + 1))
-		ip netns exec "$P$((6 + (i - 1) % 3))" "$B/rs_client" --if eth0 \
+		ip netns exec "$P$((6 + (i - 1) % 3))" "$B/rs_client" \
+			--if "$(host_link $P $((6 + (i - 1) % 3)))" \
 			--info "$infos" --id "$i" --seed "$RANDOM" \
 			--hist "$tmp/$run.hist$i" --start "$tmp/$run.go" "$@" \
 			--ops $((5 * OPS)) >"$tmp/$run.out$i" 2>&1 &
@@ -344,7 +347,7 @@ restart_replica3() {
 	local run=$1 old
 	shift
 	old=$(cat "$tmp/$run.info3")
-	ip netns exec ${P}3 "$B/rs_replica" eth0 0 "$tmp/$run.info3" \
+	ip netns exec ${P}3 "$B/rs_replica" "$(host_link $P 3)" 0 "$tmp/$run.info3" \
 		--blocks 64 --bufs "${RS_BUFS:-8192}" "$@" 2>"$tmp/$run.rlog3b" &
 	replica_pids[2]=$!
 	wait_until -p "${replica_pids[2]}" 60000 info_changed "$tmp/$run.info3" "$old"
@@ -365,10 +368,10 @@ rejoin_state() {	# RUN yes|no
 	local run=$1 how=$2 all r
 	start_replicas "$run" 3 || { not_ok "$run: replicas started"; return; }
 	all=$tmp/$run.info1,$tmp/$run.info2,$tmp/$run.info3
-	host_exec $P 6 "$B/rs_client" --if eth0 --info "$all" --id 1 --ops 40 \
+	host_exec $P 6 "$B/rs_client" --if "$(host_link $P 6)" --info "$all" --id 1 --ops 40 \
 		--keys 4 --writes 100 --hist "$tmp/$run.hist1" >"$tmp/$run.out1" 2>&1
 	kill_replica 3
-	host_exec $P 7 "$B/rs_client" --if eth0 --info "$all" --id 2 --ops 40 \
+	host_exec $P 7 "$B/rs_client" --if "$(host_link $P 7)" --info "$all" --id 2 --ops 40 \
 		--keys 4 --writes 100 --hist "$tmp/$run.hist2" >"$tmp/$run.out2" 2>&1
 	if [ "$how" = yes ]; then
 		restart_replica3 "$run" --rejoin "$tmp/$run.info1,$tmp/$run.info2"
@@ -378,7 +381,7 @@ rejoin_state() {	# RUN yes|no
 	r=$?
 	check "$run: replica 3 restarted (--rejoin: $how) and published a new info line ($(grep -h rejoined "$tmp/$run.rlog3b"))" \
 		"[ $r = 0 ]"
-	host_exec $P 8 "$B/rs_client" --if eth0 --info "$tmp/$run.info3" --id 3 \
+	host_exec $P 8 "$B/rs_client" --if "$(host_link $P 8)" --info "$tmp/$run.info3" --id 3 \
 		--ops 40 --keys 4 --writes 0 --hist "$tmp/$run.hist3" >"$tmp/$run.out3" 2>&1
 	check "$run: 40 writes with 3 replicas, 40 with replica 3 dead, 40 reads from replica 3 alone: none failed" \
 		"[ \$(sum_kv $run failed) = 0 ] && [ \$(sum_kv $run ops) = 120 ]"
@@ -430,7 +433,7 @@ fi
 # Lease recovery: a lock-mode client dies holding a majority of the locks
 # of block 0; the others must break its lease (1 s) and carry on.
 if start_replicas lease 3; then
-	host_exec $P 6 "$B/rs_client" --if eth0 --id 99 --mode lock --keys 1 \
+	host_exec $P 6 "$B/rs_client" --if "$(host_link $P 6)" --id 99 --mode lock --keys 1 \
 		--ops 1 --writes 100 --lease 1000 --broken die-locked \
 		--info "$tmp/lease.info1,$tmp/lease.info2,$tmp/lease.info3" \
 		>"$tmp/lease.dead" 2>&1

@@ -35,7 +35,7 @@ static int rpc_send(struct txc *c, struct rpc *r)
 	prism_chain_set_timeout(&cb, CHAIN_TIMEOUT_MS);
 	prism_prep_send(&cb, &r->q, (uint32_t)(offsetof(struct farm_req, e) +
 				  r->q.n * sizeof(r->q.e[0])));
-	return prism_submit(c->fd, &c->sh[r->shard].addr, &cb);
+	return prism_submit(c->fd, &c->sh[r->shard].addr.eth, &cb);
 }
 
 /* Run RPCs (one per shard) until each has a reply; requests are idempotent. */

@@ -177,8 +177,8 @@ int main(int argc, char **argv)
 	unsigned int shard, nshards, nkeys, extra;
 	uint64_t init;
 	__u64 rkey, *addrs;
-	struct sockaddr_prism me;
-	char mac[18], line[512];
+	union prism_sockaddr me;
+	char mac[18], line[512], addr[PRISM_ADDR_STRLEN] = "";
 	size_t off;
 	int err, first;
 	const struct pu_opt opts[] = {
@@ -212,7 +212,7 @@ int main(int argc, char **argv)
 		fprintf(stderr, "too many keys per shard\n");
 		return 2;
 	}
-	s.fd = prism_open(argv[1], 0, 0);
+	s.fd = prism_open_spec(argv[1], 0);
 	if (s.fd < 0) {
 		fprintf(stderr, "prism_open: %s\n", strerror(-s.fd));
 		return 1;
@@ -256,17 +256,23 @@ int main(int argc, char **argv)
 	if (!err)
 		err = prism_fl_post(s.fd, s.fl, addrs, s.nbufs - s.nslots);
 	if (!err)
-		err = prism_local_addr(s.fd, &me);
+		err = prism_local_addr(s.fd, &me.eth);
 	if (err) {
 		fprintf(stderr, "setup: %s\n", strerror(-err));
 		return 1;
 	}
 	free(addrs);
+	/* UDP: clients use addr=; mac= stays for the format's sake. */
+	if (me.eth.sprism_kind == PRISM_ADDR_UDP) {
+		prism_format_addr(&me.eth, addr);
+		memset(me.eth.sprism_mac, 0, sizeof(me.eth.sprism_mac));
+	}
 	snprintf(line, sizeof(line), "shard=%u nshards=%u nkeys=%u mac=%s ep=%u rkey=0x%" PRIx64
-		" ptx=0x%" PRIx64 " farm=0x%" PRIx64 " fl=%u nslots=%u vsize=%u\n",
-		shard, nshards, nkeys, prism_format_mac(me.sprism_mac, mac),
-		me.sprism_ep, (uint64_t)rkey, (uint64_t)(uintptr_t)s.ptx,
-		(uint64_t)(uintptr_t)s.farm, s.fl, s.nslots, s.vsize);
+		" ptx=0x%" PRIx64 " farm=0x%" PRIx64 " fl=%u nslots=%u vsize=%u%s%s\n",
+		shard, nshards, nkeys, prism_format_mac(me.eth.sprism_mac, mac),
+		me.eth.sprism_ep, (uint64_t)rkey, (uint64_t)(uintptr_t)s.ptx,
+		(uint64_t)(uintptr_t)s.farm, s.fl, s.nslots, s.vsize,
+		addr[0] ? " addr=" : "", addr);
 	err = pu_write_atomic(argv[6], line);
 	if (err) {
 		fprintf(stderr, "%s: %s\n", argv[6], strerror(-err));
@@ -274,9 +280,9 @@ int main(int argc, char **argv)
 	}
 	for (;;) {
 		_Alignas(8) unsigned char buf[4096];
-		struct sockaddr_prism src;
+		union prism_sockaddr src;
 		const struct prism_msg *m = (const void *)buf;
-		ssize_t n = prism_wait_from(s.fd, buf, sizeof(buf), &src, 0);
+		ssize_t n = prism_wait_from(s.fd, buf, sizeof(buf), &src.eth, 0);
 		uint32_t dlen;
 		const void *d;
 
@@ -290,6 +296,6 @@ int main(int argc, char **argv)
 			continue;	/* completions of our FaRM replies */
 		d = prism_msg_send_data(m, &dlen);
 		if (d)
-			handle_send(&s, d, dlen, &src);
+			handle_send(&s, d, dlen, &src.eth);
 	}
 }

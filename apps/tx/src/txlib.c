@@ -89,7 +89,7 @@ int tx_run_batch(struct txc *c, struct bchain *b, unsigned int n)
 		prism_chain_set_user_data(&b[i].cb, base + i);
 		prism_chain_set_timeout(&b[i].cb, CHAIN_TIMEOUT_MS);
 		b[i].msg = NULL;
-		err = prism_submit(c->fd, &c->sh[b[i].shard].addr, &b[i].cb);
+		err = prism_submit(c->fd, &c->sh[b[i].shard].addr.eth, &b[i].cb);
 		if (err) {
 			fprintf(stderr, "tx: submit: %s\n", strerror(-err));
 			return err;
@@ -170,11 +170,19 @@ static int parse_info(struct tx_shard *s, const char *path, unsigned int *nkeys,
 		return -EINVAL;
 	}
 	{
+		const char *a = strstr(line, " addr=");
+		char text[PRISM_ADDR_STRLEN];
 		__u8 m[6];
 
+		/* A UDP shard names its address; else the MAC and ep. */
+		if (a) {
+			if (sscanf(a, " addr=%79s", text) != 1)
+				return -EINVAL;
+			return prism_parse_addr(text, &s->addr);
+		}
 		if (prism_parse_mac(mac, m))
 			return -EINVAL;
-		prism_addr_init(&s->addr, m, ep);
+		prism_addr_init(&s->addr.eth, m, ep);
 	}
 	return 0;
 }
@@ -278,7 +286,7 @@ int txc_open(struct txc *c, const char *ifname, const char *infos,
 	err = txc_set_chain_bytes(c, TX_CHAIN_BYTES);
 	if (err)
 		return err;
-	c->fd = prism_open(ifname, 0, 0);
+	c->fd = prism_open_spec(ifname, 0);
 	if (c->fd < 0) {
 		free_batches(c);
 		return c->fd;

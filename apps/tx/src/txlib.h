@@ -23,7 +23,7 @@
 enum tx_proto { TX_PROTO_PRISM, TX_PROTO_FARM };
 
 struct tx_shard {
-	struct sockaddr_prism addr;
+	union prism_sockaddr addr;
 	uint64_t rkey, ptx, farm;
 	uint32_t fl, nslots;
 };

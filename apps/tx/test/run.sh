@@ -18,7 +18,9 @@
 #      (value sizes of the large-value scenarios, default "512 4096"; the
 #      last one is also the bench smoke's), TX_TEST_CHAIN_BYTES (tx_client
 #      -b; 1100 keeps every chain in one 1500-byte frame, for a module
-#      without large operations).
+#      without large operations), PRISM_LINK=udp (servers and clients bound
+#      to UDP on the hosts' IPv4 addresses: hosts.sh host_link; the bench
+#      smoke stays on eth0).
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
 bin=$here/../build
@@ -73,7 +75,7 @@ start_servers() {
 		local info=$tmp/$name.shard$s
 		# Not through host_exec (a function): $! must be the server.
 		ip netns exec "$P$((s + 1))" "$bin/tx_server" ${vsize:+--value-size $vsize} \
-			eth0 $s 2 "$keys" $INIT "$info" \
+			"$(host_link $P $((s + 1)))" $s 2 "$keys" $INIT "$info" \
 			>"$out/$name.server$s.log" 2>&1 &
 		srv_pids+=($!)
 		wait_file "$info" 10000 || return 1
@@ -108,7 +110,7 @@ scenario() {
 	shift 4
 	start_servers "$name" "$keys" || { echo "# $name: servers did not start"; return 1; }
 	for i in 3 4 5; do
-		host_exec $P $i "$bin/tx_client" -s "$infos" -p "$proto" -w "$wl" \
+		host_exec $P $i "$bin/tx_client" -i "$(host_link $P $i)" -s "$infos" -p "$proto" -w "$wl" \
 			-c $((i * 10)) -t 2 -d "$DURATION_MS" -I $INIT $CB \
 			-H "$tmp/$name.hist" "$@" >"$out/$name.client$i" 2>&1 &
 		pids+=($!)
@@ -116,7 +118,7 @@ scenario() {
 	for i in "${pids[@]}"; do
 		wait "$i" || rc=1
 	done
-	host_exec $P 3 "$bin/tx_client" -s "$infos" -p "$proto" -c 99 $CB \
+	host_exec $P 3 "$bin/tx_client" -i "$(host_link $P 3)" -s "$infos" -p "$proto" -c 99 $CB \
 		-D "$tmp/$name.final" >"$out/$name.dump" 2>&1 || rc=1
 	"$bin/tx_check" -i $INIT ${total:+-t $total} "$tmp/$name.hist".* \
 		"$tmp/$name.final" >"$out/$name.check" 2>&1

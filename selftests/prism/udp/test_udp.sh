@@ -31,6 +31,12 @@
 #    ud3 make the router send ICMP "fragmentation needed" / "packet too
 #    big" to ud1, whose route to ud3 learns the path MTU; READs after it
 #    all complete whole;
+#  - the applications over UDP: PRISM-KV (and the Pilaf baseline, whose
+#    RPC answers are SENDs to the sender's address): PUT/GET over IPv4
+#    and routed IPv6, a 2-client history (one behind the router)
+#    linearizable; PRISM-RS: 3 replicas on 3 hosts, 2 clients, history
+#    linearizable; PRISM-TX and FaRM: 2 shards, a bank from behind the
+#    router, total kept, history serializable;
 #  - a namespace with a UDP endpoint deleted after its process exited,
 #    the module unloaded with no socket left: no splat (the VM harness
 #    checks the kernel log).
@@ -136,6 +142,8 @@ topology() {
 	{
 		echo "addr add 10.77.1.2/24 dev eth0"
 		echo "addr add fd77:1::2/64 dev eth0 nodad"
+		echo "route add 10.77.2.0/24 via 10.77.1.254"
+		echo "route add fd77:2::/64 via fd77:1::fe"
 	} | x ud2 ip -batch - || return 1
 	{
 		echo "link set eth0 up"
@@ -264,6 +272,109 @@ check "8 KiB READs over a 1280-byte hop (IPv6) complete after the first" "[ $? =
 diag "$tmp/pmtu6.out"
 check "ud1 learnt the IPv6 path MTU to ud3: $(x ud1 ip -6 route get fd77:2::3 | grep -o 'mtu [0-9]*')" \
 	"x ud1 ip -6 route get fd77:2::3 | grep -q 'mtu 1280'"
+
+# --- an application: PRISM-KV and Pilaf over UDP -------------------------
+KVB=$repo/apps/kv/build
+# kvs NAME WHERE EP ARGS...: a kv-server in ud1, waits for its info file
+kvs() {
+	local name=$1 where=$2 ep=$3
+	shift 3
+	ip netns exec ud1 "$KVB/kv-server" --if "$where" --ep "$ep" \
+		--info "$tmp/$name.info" --slots 256 --bufs 256 "$@" > "$tmp/$name.log" 2>&1 &
+	pids[$name]=$!
+	wait_file "$tmp/$name.info" 30000 "${pids[$name]}" || { diag "$tmp/$name.log"; return 1; }
+}
+if [ -x "$KVB/kv-server" ] && [ -x "$KVB/kv-check" ]; then
+	check_cmd "PRISM-KV server on 10.77.1.1" kvs kvp udp:10.77.1.1 40
+	check_cmd "Pilaf server on fd77:1::1" kvs kvl udp:fd77:1::1 41 --mode pilaf
+	x ud2 "$KVB/kv" --if udp:10.77.1.2 --info "$tmp/kvp.info" put hello world > /dev/null 2>&1
+	check "PRISM-KV over UDP/IPv4: PUT, then GET gives the value" \
+		"[ \"\$(x ud2 '$KVB/kv' --if udp:10.77.1.2 --info '$tmp/kvp.info' get hello)\" = world ]"
+	x ud3 "$KVB/kv" --if udp:fd77:2::3 --info "$tmp/kvl.info" put hello routed > /dev/null 2>&1
+	check "Pilaf over UDP/IPv6, routed: PUT (an RPC answered by SEND), then GET" \
+		"[ \"\$(x ud3 '$KVB/kv' --if udp:fd77:2::3 --info '$tmp/kvl.info' get hello)\" = routed ]"
+	# Linearizability from two hosts, one of them behind the router.
+	for h in 2 3; do
+		where=udp:10.77.1.2
+		[ $h = 3 ] && where=udp:10.77.2.3
+		# (its history goes to OUT.ID: $tmp/kvlin.$h)
+		x "ud$h" timeout 150 "$KVB/kv-check" "$where" "$tmp/kvp.info" hist $h 4 100 512 \
+			"$tmp/kvlin" > "$tmp/kvlin-$h.out" 2>&1 &
+		pids[kvlin$h]=$!
+	done
+	rc=0
+	for h in 2 3; do wait "${pids[kvlin$h]}" || rc=1; unset "pids[kvlin$h]"; done
+	check "PRISM-KV over UDP: 2 clients x 100 GET/PUT/DELETE on 4 keys finish" "[ $rc = 0 ]" \
+		'$(cat "$tmp/kvlin-2.out" "$tmp/kvlin-3.out")'
+	"$KVB/kv-check" lincheck "$tmp/kvlin.2" "$tmp/kvlin.3" > "$tmp/kvlin.verdict" 2>&1
+	check "their history is linearizable" "[ $? = 0 ]" '$(cat "$tmp/kvlin.verdict")'
+	diag "$tmp/kvlin.verdict"
+else
+	skip "PRISM-KV over UDP" "apps/kv is not built (make -C apps/kv)"
+fi
+
+# PRISM-RS: 3 replicas on 3 hosts (one behind the router), 2 clients.
+RSB=$repo/apps/rs/build
+declare -A RSIP=([1]=10.77.1.1 [2]=10.77.1.2 [3]=10.77.2.3)
+if [ -x "$RSB/rs_replica" ] && [ -x "$RSB/rs_check" ]; then
+	rinfos=
+	for r in 1 2 3; do
+		ip netns exec "ud$r" "$RSB/rs_replica" "udp:${RSIP[$r]}" $((60 + r)) \
+			"$tmp/rs$r.info" > "$tmp/rs$r.log" 2>&1 &
+		pids[rs$r]=$!
+		wait_file "$tmp/rs$r.info" 30000 "${pids[rs$r]}" || diag "$tmp/rs$r.log"
+		rinfos=${rinfos:+$rinfos,}$tmp/rs$r.info
+	done
+	check "PRISM-RS: 3 replicas on UDP, their info names their address" \
+		"grep -q 'addr=10.77.2.3:4795/63' '$tmp/rs3.info'" '$(cat "$tmp/rs3.info")'
+	for h in 2 3; do
+		x "ud$h" timeout 150 "$RSB/rs_client" --if "udp:${RSIP[$h]}" --info "$rinfos" \
+			--id "$h" --ops 80 --hist "$tmp/rs.hist$h" > "$tmp/rsc$h.out" 2>&1 &
+		pids[rsc$h]=$!
+	done
+	rc=0
+	for h in 2 3; do wait "${pids[rsc$h]}" || rc=1; unset "pids[rsc$h]"; done
+	check "PRISM-RS over UDP: 2 clients x 80 GET/PUT finish" "[ $rc = 0 ]" \
+		'$(cat "$tmp/rsc2.out" "$tmp/rsc3.out")'
+	"$RSB/rs_check" hist "$tmp"/rs.hist* > "$tmp/rs.check" 2>&1
+	check "their history is linearizable" "[ $? = 0 ]" '$(cat "$tmp/rs.check")'
+	diag "$tmp/rs.check"
+	for r in 1 2 3; do kill "${pids[rs$r]}" 2>/dev/null; wait "${pids[rs$r]}" 2>/dev/null; unset "pids[rs$r]"; done
+else
+	skip "PRISM-RS over UDP" "apps/rs is not built (make -C apps/rs)"
+fi
+
+# PRISM-TX and FaRM: 2 shards (ud1, ud2), a bank from ud3 behind the router.
+TXB=$repo/apps/tx/build
+if [ -x "$TXB/tx_server" ] && [ -x "$TXB/tx_check" ]; then
+	for proto in prism farm; do
+		tinfos=
+		for sh in 0 1; do
+			ip netns exec "ud$((sh + 1))" "$TXB/tx_server" "udp:${RSIP[$((sh + 1))]}" \
+				$sh 2 16 1000 "$tmp/tx-$proto$sh.info" > "$tmp/tx-$proto$sh.log" 2>&1 &
+			pids[tx$sh]=$!
+			wait_file "$tmp/tx-$proto$sh.info" 30000 "${pids[tx$sh]}" ||
+				diag "$tmp/tx-$proto$sh.log"
+			tinfos=${tinfos:+$tinfos,}$tmp/tx-$proto$sh.info
+		done
+		x ud3 timeout 120 "$TXB/tx_client" -i udp:10.77.2.3 -s "$tinfos" -p $proto \
+			-w bank -c 30 -t 2 -d 1000 -I 1000 -H "$tmp/tx-$proto.hist" \
+			> "$tmp/tx-$proto.client" 2>&1
+		r=$?
+		x ud3 timeout 60 "$TXB/tx_client" -i udp:10.77.2.3 -s "$tinfos" -p $proto -c 99 \
+			-D "$tmp/tx-$proto.final" > "$tmp/tx-$proto.dump" 2>&1 || r=1
+		"$TXB/tx_check" -i 1000 -t 16000 "$tmp/tx-$proto.hist".* "$tmp/tx-$proto.final" \
+			> "$tmp/tx-$proto.check" 2>&1
+		rc=$?
+		check "$proto bank over UDP (routed client, 2 threads): committed, total 16000, serializable" \
+			"[ $r = 0 ] && [ $rc = 0 ] && grep -q 'sum=16000 pending=0' '$tmp/tx-$proto.dump' && grep -q 'serializable=yes' '$tmp/tx-$proto.check'" \
+			'$(cat "$tmp/tx-$proto.client" "$tmp/tx-$proto.dump" "$tmp/tx-$proto.check")'
+		diag "$tmp/tx-$proto.check"
+		for sh in 0 1; do kill "${pids[tx$sh]}" 2>/dev/null; wait "${pids[tx$sh]}" 2>/dev/null; unset "pids[tx$sh]"; done
+	done
+else
+	skip "PRISM-TX over UDP" "apps/tx is not built (make -C apps/tx)"
+fi
 
 # --- a namespace going away with its UDP socket; unload -------------------
 ip netns add ud5 && x ud5 ip link set lo up && x ud5 ip addr add 127.0.0.5/8 dev lo
