@@ -72,6 +72,16 @@ cleanup() {
 }
 trap cleanup EXIT
 
+# reap NAME...: wait for the background processes pids[NAME]; 1 if any failed
+reap() {
+	local n rc=0
+	for n in "$@"; do
+		wait "${pids[$n]}" || rc=1
+		unset "pids[$n]"
+	done
+	return $rc
+}
+
 stat_in() { ip netns exec "$1" awk -v k="$2" '$1 == k { print $2 }' /proc/net/prism; }
 x() { ip netns exec "$@"; }
 
@@ -245,8 +255,8 @@ x ud2 "$PRISMCTL" -j peer show ep "$cep" peer 10.77.1.1 peer_ep 3 > "$tmp/peer1.
 check "prismctl: one UDP peer by its IP address" \
 	"jq -e '.[0].peer_ip == \"10.77.1.1\"' '$tmp/peer1.json' > /dev/null" '$(cat "$tmp/peer1.json")'
 touch "$tmp/go"
-wait "${pids[cas2]}"; r2=$?; unset "pids[cas2]"
-wait "${pids[cas3]}"; r3=$?; unset "pids[cas3]"
+reap cas2; r2=$?
+reap cas3; r3=$?
 check "CAS client in ud2 (IPv4) finished" "[ $r2 = 0 ]" '$(cat "$tmp/cas2.out")'
 check "CAS client in ud3 (IPv6, routed) finished" "[ $r3 = 0 ]" '$(cat "$tmp/cas3.out")'
 re1=$(($(stat_in ud2 retransmits) + $(stat_in ud3 retransmits)))
@@ -302,8 +312,8 @@ if [ -x "$KVB/kv-server" ] && [ -x "$KVB/kv-check" ]; then
 			"$tmp/kvlin" > "$tmp/kvlin-$h.out" 2>&1 &
 		pids[kvlin$h]=$!
 	done
-	rc=0
-	for h in 2 3; do wait "${pids[kvlin$h]}" || rc=1; unset "pids[kvlin$h]"; done
+	reap kvlin2 kvlin3
+	rc=$?
 	check "PRISM-KV over UDP: 2 clients x 100 GET/PUT/DELETE on 4 keys finish" "[ $rc = 0 ]" \
 		'$(cat "$tmp/kvlin-2.out" "$tmp/kvlin-3.out")'
 	"$KVB/kv-check" lincheck "$tmp/kvlin.2" "$tmp/kvlin.3" > "$tmp/kvlin.verdict" 2>&1
@@ -332,8 +342,8 @@ if [ -x "$RSB/rs_replica" ] && [ -x "$RSB/rs_check" ]; then
 			--id "$h" --ops 80 --hist "$tmp/rs.hist$h" > "$tmp/rsc$h.out" 2>&1 &
 		pids[rsc$h]=$!
 	done
-	rc=0
-	for h in 2 3; do wait "${pids[rsc$h]}" || rc=1; unset "pids[rsc$h]"; done
+	reap rsc2 rsc3
+	rc=$?
 	check "PRISM-RS over UDP: 2 clients x 80 GET/PUT finish" "[ $rc = 0 ]" \
 		'$(cat "$tmp/rsc2.out" "$tmp/rsc3.out")'
 	"$RSB/rs_check" hist "$tmp"/rs.hist* > "$tmp/rs.check" 2>&1
