@@ -11,7 +11,7 @@
 # wait.sh    wall-clock waits that notice a dead process: wait_file,
 #            wait_line, wait_until, wait_exit; now_ms, proc_exited, snooze
 # hosts.sh   hosts (network namespaces on one bridge): hosts_up,
-#            hosts_down, host_exec, host_mac
+#            hosts_down, host_exec, host_mac, host_link (PRISM_LINK=udp)
 # module.sh  prism_load, prism_unload
 # memcg.sh   memory cgroups: memcg_new, memcg_enter, memcg_kernel,
 #            memcg_del, memcg_cleanup
