@@ -240,30 +240,39 @@ static int prism_rcv_drop(struct net *net, struct sk_buff *skb)
 	return NET_RX_DROP;
 }
 
-/**
- * prism_rcv_finish() - hand a validated frame to the target or client side
- * @skb: frame checked by prism_link_rcv(): PRISM header and body in the
- *       linear part (a segment's payload may lie in fragments); consumed
- *
- * Context: Softirq, on the CPU that received the frame or, when steered,
- * on the CPU of its session (steer.c).
- * Return: NET_RX_SUCCESS, or NET_RX_DROP if the frame was dropped.
- */
-int prism_rcv_finish(struct sk_buff *skb)
+/* Dispatch a validated frame from src, then free it. */
+static int prism_rcv_deliver(struct sk_buff *skb, const struct prism_paddr *src)
 {
 	const struct prism_whdr *hdr = (const struct prism_whdr *)skb->data;
 	struct net *net = dev_net(skb->dev);
-	struct prism_paddr src;
 	int err;
 
-	prism_link_src(skb, &src);
 	rcu_read_lock();
-	err = prism_dispatch(net, skb, hdr, &src);
+	err = prism_dispatch(net, skb, hdr, src);
 	rcu_read_unlock();
 	if (err)
 		return prism_rcv_drop(net, skb);
 	consume_skb(skb);
 	return NET_RX_SUCCESS;
+}
+
+/**
+ * prism_rcv_finish() - hand a validated frame to the target or client side
+ * @skb: frame checked by prism_link_rcv(): PRISM header and body in the
+ *       linear part (a segment's payload may lie in fragments); consumed
+ *
+ * Reads the frame's sender from its headers: the steering queue
+ * (steer.c) keeps only the skb.
+ *
+ * Context: Softirq, on the CPU of the frame's session (steer.c).
+ * Return: NET_RX_SUCCESS, or NET_RX_DROP if the frame was dropped.
+ */
+int prism_rcv_finish(struct sk_buff *skb)
+{
+	struct prism_paddr src;
+
+	prism_link_src(skb, &src);
+	return prism_rcv_deliver(skb, &src);
 }
 
 /**
@@ -310,10 +319,13 @@ int prism_link_rcv(struct sk_buff *skb)
 	prism_link_src(skb, &src);
 	if (prism_link_src_bogus(&src))
 		goto drop;
-	/* Target-side frames run on the CPU of their session (steer.c). */
+	/*
+	 * Target-side frames run on the CPU of their session (steer.c),
+	 * which reads their sender again there (prism_rcv_finish()).
+	 */
 	if (prism_steer_frame(skb, hdr, &src))
 		return NET_RX_SUCCESS;
-	return prism_rcv_finish(skb);
+	return prism_rcv_deliver(skb, &src);
 
 drop:
 	return prism_rcv_drop(net, skb);
