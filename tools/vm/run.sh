@@ -23,7 +23,10 @@
 # guest's full kernel log is saved to
 # $PRISM_OUT/dmesg-<kernel>-<time>-<pid>.txt (or the host path given by
 # --dmesg FILE / $PRISM_VM_DMESG); its path is printed on stderr.  After a
-# timeout it holds what the guest logged until then.
+# timeout it holds what the guest logged until then, and 10 s before the
+# kill tools/vm/hang-dump.py samples where the vCPUs are (kernel symbol,
+# prism.ko symbol, user space, idle) through qemu's monitor; it is printed
+# with the TIMEOUT message.
 #
 # Exit status: CMD's exit status; 124 if the host-side timeout (default
 # 600 s) fired; 125 if the guest died before reporting one (panic, boot
@@ -285,16 +288,35 @@ if [ -n "$net_mac" ]; then
 			echo "vm: eth0 ($net_mac) has no carrier"
 	fi
 fi
+# The kernel's text symbols for tools/vm/hang-dump.py (nokaslr: the same
+# at every boot of one kernel image; the host caches them).
+[ -e /run/prism/want-kallsyms ] &&
+	grep ' [tT] ' /proc/kallsyms > /run/prism/kallsyms 2>/dev/null
 # Stream the kernel log to the output file while the command runs, so
 # something survives a guest hang; rewritten in full afterwards.
 dmesg -w > "$dmesg_file" 2>/dev/null &
 dmesg_pid=$!
+# Where modules are loaded, for the hang dump: /proc/modules each time it
+# changes (checked every 2 s).
+(
+	last=
+	while :; do
+		m=$(</proc/modules)
+		if [ "$m" != "$last" ]; then
+			echo "$m" > /run/prism/modules.new &&
+				mv /run/prism/modules.new /run/prism/modules
+			last=$m
+		fi
+		sleep 2
+	done
+) > /dev/null 2>&1 &
+mods_pid=$!
 . /run/prism/env.sh
 cd "$cwd" 2>/dev/null || { echo "vm: cannot cd to $cwd, using /"; cd /; }
 run_cmd < /dev/null
 rc=$?
-kill "$dmesg_pid" 2>/dev/null
-wait "$dmesg_pid" 2>/dev/null
+kill "$dmesg_pid" "$mods_pid" 2>/dev/null
+wait "$dmesg_pid" "$mods_pid" 2>/dev/null
 dmesg > "$dmesg_file"
 echo "$rc" > /run/prism/rc
 sync
@@ -318,14 +340,19 @@ STAGE2
 loglevel=${PRISM_VM_LOGLEVEL:-4}
 # no_timer_check: on a loaded host (several TCG guests on few cores) the
 # boot-time timer IRQ check fails at random ("IO-APIC + timer doesn't
-# work!", a panic); the timer itself works.
-append="console=ttyS0 edd=off loglevel=$loglevel panic=-1 printk.devkmsg=on log_buf_len=8M no_timer_check"
+# work!", a panic); the timer itself works.  nokaslr: the kernel's
+# addresses are System.map's, for the hang dump below.
+append="console=ttyS0 edd=off loglevel=$loglevel panic=-1 printk.devkmsg=on log_buf_len=8M no_timer_check nokaslr"
 
 netargs=()
 if [ -n "$net" ]; then
 	netargs=(-netdev "$net,id=n0"
 		-device "virtio-net-pci,netdev=n0,mac=$net_mac${net_mtu:+,host_mtu=$net_mtu}")
 fi
+# Symbols of this kernel image (Debian's /boot/System.map is a stub):
+# saved by the guest into the run directory the first time.
+kallsyms=$cache/kallsyms-$kver-$(stat -c %s-%Y "$vmlinuz")
+[ -s "$kallsyms" ] || : > "$rundir/want-kallsyms"
 say "booting $kernel kernel $kver (timeout ${tmo}s)"
 # qemu and the console filter run in the background and we wait for
 # them, so a TERM/INT/HUP sent to this script (which bash would defer
@@ -345,12 +372,36 @@ timeout -k 10 "$tmo" qemu-system-x86_64 \
 	-virtfs local,path=/,mount_tag=hostroot,security_model=none,readonly=on,multidevs=remap \
 	-virtfs "local,path=$PRISM_OUT,mount_tag=prismout,security_model=none,multidevs=remap" \
 	-virtfs "local,path=$rundir,mount_tag=prismrun,security_model=none" \
+	-monitor "unix:$rundir/monitor.sock,server=on,wait=off" \
 	${netargs[@]+"${netargs[@]}"} \
 	< /dev/null > "$rundir/console" &
 timeout_pid=$!
+# A guest about to time out: where its vCPUs are (kernel symbol, user,
+# idle), sampled through qemu's monitor 10 s before the kill.
+dump_pid=
+if [ "$tmo" -gt 30 ]; then
+	(
+		trap 'kill "$sleeper" 2>/dev/null; wait "$sleeper"; exit 0' TERM
+		sleep $((tmo - 10)) &
+		sleeper=$!
+		wait "$sleeper"
+		syms=$kallsyms
+		[ -s "$syms" ] || syms=$rundir/kallsyms
+		python3 "$here/hang-dump.py" "$rundir/monitor.sock" "$syms" \
+			"$rundir/modules" "${PRISM_KO:-$repo/kmod/prism.ko}"
+	) > "$rundir/hang.txt" 2>&1 < /dev/null &
+	dump_pid=$!
+fi
+stop_dump() {
+	[ -n "$dump_pid" ] || return 0
+	kill "$dump_pid" 2>/dev/null || true
+	wait "$dump_pid" 2>/dev/null || true
+	dump_pid=
+}
 stop_guest() {
 	trap - INT TERM HUP
 	say "interrupted: stopping the guest"
+	stop_dump
 	kill -TERM "$timeout_pid" 2>/dev/null	# timeout passes it on to qemu
 	wait "$timeout_pid" "$filter_pid" 2>/dev/null
 	exit 130
@@ -359,7 +410,19 @@ trap stop_guest INT TERM HUP
 qstatus=0
 wait "$timeout_pid" || qstatus=$?
 wait "$filter_pid" || true
+# After a timeout the dump has run (it ends before the kill); otherwise
+# it is still sleeping.
+if [ "$qstatus" -eq 124 ] || [ "$qstatus" -eq 137 ]; then
+	[ -z "$dump_pid" ] || wait "$dump_pid" 2>/dev/null || true
+	dump_pid=
+else
+	stop_dump
+fi
 trap - INT TERM HUP
+if [ -s "$rundir/kallsyms" ] && [ ! -s "$kallsyms" ]; then
+	mkdir -p "$cache" && cp "$rundir/kallsyms" "$kallsyms.$$" &&
+		mv "$kallsyms.$$" "$kallsyms" || true
+fi
 # The guest wrote its kernel log into the run directory; keep it.
 mkdir -p "$(dirname "$dmesg_file")"
 if [ -f "$rundir/dmesg.txt" ]; then
@@ -370,6 +433,10 @@ fi
 
 if [ "$qstatus" -eq 124 ] || [ "$qstatus" -eq 137 ]; then
 	say "TIMEOUT: guest did not finish within ${tmo}s (partial kernel log: $dmesg_file)"
+	if [ -s "$rundir/hang.txt" ]; then
+		say "where the vCPUs were 10 s before the kill (tools/vm/hang-dump.py):"
+		sed 's/^/vm:   /' "$rundir/hang.txt" >&2
+	fi
 	exit 124
 fi
 if [ ! -s "$rundir/rc" ]; then

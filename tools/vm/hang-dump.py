@@ -1,0 +1,131 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0
+"""Where a hung guest's vCPUs are: tools/vm/run.sh calls this just before
+its timeout kills qemu.
+
+Usage: hang-dump.py MONITOR_SOCKET [SYMBOLS [MODULES [PRISM_KO]]]
+
+Asks qemu's human monitor (a unix socket) for every vCPU's registers
+8 times, 0.25 s apart, and prints one line per vCPU and
+sample: the instruction pointer, the privilege level, whether it is
+halted (idle), and for kernel addresses the symbol from SYMBOLS (a file
+in /proc/kallsyms or System.map format; the guest boots with nokaslr, so
+the kernel's addresses are the same at every boot).  Addresses in
+prism.ko are named from MODULES (the guest's /proc/modules) and nm of
+PRISM_KO, as prism:SYMBOL+OFFSET (approximate: offsets from the start of
+the module's text); other modules show as "module".  A vCPU stuck in one
+function shows the same symbol in every sample.
+"""
+import bisect
+import re
+import socket
+import subprocess
+import sys
+import time
+
+PROMPT = b"(qemu) "
+
+
+def monitor(path, cmd):
+    """Run one monitor command, return its output (escape codes removed)."""
+    s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    s.settimeout(5)
+    s.connect(path)
+    buf = b""
+    while not buf.endswith(PROMPT):
+        chunk = s.recv(65536)
+        if not chunk:
+            break
+        buf += chunk
+    s.sendall(cmd.encode() + b"\n")
+    buf = b""
+    while not buf.endswith(PROMPT):
+        chunk = s.recv(65536)
+        if not chunk:
+            break
+        buf += chunk
+    s.close()
+    return re.sub(r"\x1b\[[0-9;]*[A-Za-z]", "", buf.decode(errors="replace"))
+
+
+def load_map(path):
+    addrs, names = [], []
+    try:
+        with open(path) as f:
+            for line in f:
+                parts = line.split()
+                if len(parts) >= 3 and parts[1] in "tTwW":
+                    addrs.append(int(parts[0], 16))
+                    names.append(parts[2])
+    except OSError:
+        pass
+    return addrs, names
+
+
+def load_module(modules, ko):
+    """prism's base, size and text symbols (offsets, names), or None."""
+    base = size = None
+    try:
+        with open(modules) as f:
+            for line in f:
+                parts = line.split()
+                if len(parts) >= 6 and parts[0] == "prism":
+                    size, base = int(parts[1]), int(parts[5], 16)
+        out = subprocess.run(["nm", "--defined-only", ko], text=True,
+                             capture_output=True).stdout
+    except (OSError, ValueError):
+        return None
+    if base is None:
+        return None
+    syms = sorted((int(p[0], 16), p[2]) for p in
+                  (line.split() for line in out.splitlines())
+                  if len(p) == 3 and p[1] in "tT")
+    return base, size, [a for a, _ in syms], [n for _, n in syms]
+
+
+def where(rip, cpl, addrs, names, mod):
+    if cpl == 3 or rip < 0x800000000000:
+        return "user"
+    if mod and mod[0] <= rip < mod[0] + mod[1]:
+        i = bisect.bisect_right(mod[2], rip - mod[0]) - 1
+        if i >= 0:
+            return "prism:%s+0x%x" % (mod[3][i], rip - mod[0] - mod[2][i])
+        return "prism"
+    i = bisect.bisect_right(addrs, rip) - 1
+    if rip >= 0xffffffffc0000000 and (i < 0 or rip - addrs[i] > 0x10000):
+        return "module"
+    if i < 0:
+        return "kernel"
+    return "%s+0x%x" % (names[i], rip - addrs[i])
+
+
+def main():
+    if len(sys.argv) < 2:
+        sys.exit(__doc__)
+    sock = sys.argv[1]
+    addrs, names = load_map(sys.argv[2]) if len(sys.argv) > 2 else ([], [])
+    mod = load_module(sys.argv[3], sys.argv[4]) if len(sys.argv) > 4 \
+        else None
+    for n in range(8):
+        try:
+            out = monitor(sock, "info registers -a")
+        except OSError as e:
+            print("hang-dump: monitor: %s" % e)
+            return
+        cpu = "?"
+        for line in out.splitlines():
+            m = re.match(r"\s*CPU#(\d+)", line)
+            if m:
+                cpu = m.group(1)
+            m = re.search(r"RIP=([0-9a-f]+) .*CPL=(\d).*HLT=(\d)", line)
+            if m:
+                rip, cpl = int(m.group(1), 16), int(m.group(2))
+                print("sample %d cpu %s rip %016x cpl %d%s %s" %
+                      (n, cpu, rip, cpl,
+                       " halted" if m.group(3) == "1" else "",
+                       where(rip, cpl, addrs, names, mod)))
+        time.sleep(0.25)
+
+
+if __name__ == "__main__":
+    main()
