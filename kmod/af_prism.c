@@ -188,117 +188,21 @@ static void prism_sock_destruct(struct sock *sk)
 	mem_cgroup_put(prism_sk(sk)->memcg);
 }
 
-/* What bind() checks before it takes the socket lock. */
-struct prism_bind_link {
-	u8			kind;
-	int			ifindex;
-	struct prism_paddr	laddr;
-};
-
-/* bind() to an interface: raw Ethernet frames. */
-static int prism_bind_eth(struct net *net, const struct sockaddr_prism *addr,
-			  int addr_len, struct prism_bind_link *b)
-{
-	struct net_device *dev;
-	int err = 0;
-
-	if (addr_len < (int)sizeof(*addr))
-		return -EINVAL;
-	if (addr->sprism_ifindex <= 0)
-		return -EINVAL;
-	rcu_read_lock();
-	dev = dev_get_by_index_rcu(net, addr->sprism_ifindex);
-	/* Frames are Ethernet frames: no tunnels, IPoIB or loopback. */
-	if (dev && (dev->type != ARPHRD_ETHER || dev->addr_len != ETH_ALEN))
-		err = -EINVAL;
-	rcu_read_unlock();
-	if (!dev)
-		return -ENODEV;
-	b->kind = PRISM_ADDR_ETH;
-	b->ifindex = addr->sprism_ifindex;
-	return err;
-}
-
-/* bind() to an IP address or any: UDP. */
-static int prism_bind_udp(struct net *net, const struct sockaddr_prism_udp *addr,
-			  int addr_len, struct prism_bind_link *b)
-{
-	struct prism_paddr *l = &b->laddr;
-	__be32 ip4;
-
-	if (addr_len < (int)sizeof(*addr))
-		return -EINVAL;
-	if (addr->sprism_ifindex ||
-	    (addr->sprism_port && ntohs(addr->sprism_port) != prism_udp_port))
-		return -EINVAL;
-	prism_paddr_zero(l);
-	switch (addr->sprism_ipfamily) {
-	case 0:
-		if (memchr_inv(addr->sprism_ip, 0, sizeof(addr->sprism_ip)))
-			return -EINVAL;
-		break;
-	case AF_INET:
-		memcpy(&ip4, addr->sprism_ip, sizeof(ip4));
-		if (memchr_inv(addr->sprism_ip + 4, 0, 12))
-			return -EINVAL;
-		if (ip4 && inet_addr_type(net, ip4) != RTN_LOCAL)
-			return -EADDRNOTAVAIL;
-		l->kind = ip4 ? PRISM_LINK_UDP4 : PRISM_LINK_NONE;
-		l->local4 = ip4;
-		break;
-	case AF_INET6:
-		memcpy(&l->local6, addr->sprism_ip, sizeof(l->local6));
-		if (ipv6_addr_any(&l->local6))
-			break;
-		if (!IS_ENABLED(CONFIG_IPV6) ||
-		    !ipv6_chk_addr(net, &l->local6, NULL, 0))
-			return -EADDRNOTAVAIL;
-		l->kind = PRISM_LINK_UDP6;
-		break;
-	default:
-		return -EAFNOSUPPORT;
-	}
-	b->kind = PRISM_ADDR_UDP;
-	b->ifindex = 0;
-	/* The namespace's sockets on udp_port, if not open yet. */
-	return prism_udp_open(net);
-}
-
 static int prism_bind(struct socket *sock, struct sockaddr *uaddr, int addr_len)
 {
-	struct sockaddr_prism *addr = (struct sockaddr_prism *)uaddr;
 	struct sock *sk = sock->sk;
 	struct prism_sock *psk = prism_sk(sk);
 	struct net *net = sock_net(sk);
 	struct prism_net *pn = prism_pernet(net);
 	struct prism_bind_link b = {};
 	u32 ep;
-	int err = 0;
-
-	if (addr_len < (int)offsetofend(struct sockaddr_prism, sprism_kind))
-		return -EINVAL;
-	if (addr->sprism_family != family)
-		return -EAFNOSUPPORT;
-
-	if (addr->sprism_kind > PRISM_ADDR_UDP ||
-	    addr_len < (int)(addr->sprism_kind == PRISM_ADDR_UDP ?
-			     sizeof(struct sockaddr_prism_udp) : sizeof(*addr)))
-		return -EINVAL;
-
-	ep = addr->sprism_ep;
-	/* Like ports below 1024: well-known ids are for the privileged. */
-	if (ep && ep < PRISM_EP_PRIVILEGED &&
-	    !ns_capable(net->user_ns, CAP_NET_BIND_SERVICE))
-		return -EACCES;
+	int err;
 
 	/* The link is checked into b, then copied under the socket lock. */
-	if (addr->sprism_kind == PRISM_ADDR_UDP)
-		err = prism_bind_udp(net, (const struct sockaddr_prism_udp *)
-				     uaddr, addr_len, &b);
-	else
-		err = prism_bind_eth(net, addr, addr_len, &b);
+	err = prism_bind_addr(sk, uaddr, addr_len, &b);
 	if (err)
 		return err;
+	ep = b.ep;
 
 	lock_sock(sk);
 	if (psk->bound) {
@@ -334,110 +238,6 @@ out_unlock:
 out:
 	release_sock(sk);
 	return err;
-}
-
-static int prism_getname(struct socket *sock, struct sockaddr *uaddr, int peer)
-{
-	struct sockaddr_prism *addr = (struct sockaddr_prism *)uaddr;
-	struct prism_sock *psk = prism_sk(sock->sk);
-	struct prism_paddr pa;
-	struct net_device *dev;
-	int len = sizeof(*addr);
-
-	if (peer)
-		return -EOPNOTSUPP;
-	memset(addr, 0, sizeof(*addr));
-	addr->sprism_family = family;
-	lock_sock(sock->sk);
-	if (psk->bound && psk->kind == PRISM_ADDR_UDP) {
-		/* The bound address, and the port it listens on. */
-		pa = psk->laddr;
-		if (pa.kind == PRISM_LINK_UDP4)
-			pa.ip4 = pa.local4;
-		else
-			pa.ip6 = pa.local6;
-		len = prism_paddr_sockaddr(&pa, psk->ep, family, uaddr);
-		if (pa.kind == PRISM_LINK_NONE)
-			((struct sockaddr_prism_udp *)uaddr)->sprism_ipfamily = 0;
-		((struct sockaddr_prism_udp *)uaddr)->sprism_port =
-			htons(prism_udp_port);
-	} else if (psk->bound) {
-		addr->sprism_ifindex = psk->ifindex;
-		addr->sprism_ep = psk->ep;
-		rcu_read_lock();
-		dev = dev_get_by_index_rcu(sock_net(sock->sk), psk->ifindex);
-		if (dev && dev->addr_len == ETH_ALEN)
-			ether_addr_copy(addr->sprism_mac, dev->dev_addr);
-		rcu_read_unlock();
-	}
-	release_sock(sock->sk);
-	return len;
-}
-
-/*
- * The link address and endpoint of a sendmsg() destination, in the kind
- * of the socket; the caller checked the family and that the socket is
- * bound.
- */
-static int prism_dst_addr(struct prism_sock *psk, const void *name, int len,
-			  struct prism_paddr *pa, u32 *ep)
-{
-	const struct sockaddr_prism_udp *su = name;
-	const struct sockaddr_prism *se = name;
-	const struct prism_paddr *l = &psk->laddr;
-
-	if (se->sprism_kind != psk->kind)
-		return se->sprism_kind > PRISM_ADDR_UDP ? -EINVAL : -EAFNOSUPPORT;
-	prism_paddr_zero(pa);
-	if (psk->kind == PRISM_ADDR_ETH) {
-		if (len < (int)sizeof(*se) || !is_valid_ether_addr(se->sprism_mac))
-			return -EINVAL;
-		pa->kind = PRISM_LINK_ETH;
-		pa->ifindex = psk->ifindex;
-		ether_addr_copy(pa->mac, se->sprism_mac);
-		*ep = se->sprism_ep;
-		return *ep ? 0 : -EINVAL;
-	}
-	if (len < (int)sizeof(*su))
-		return -EINVAL;
-	*ep = su->sprism_ep;
-	pa->port = su->sprism_port ?: htons(prism_udp_port);
-	if (su->sprism_ipfamily == AF_INET6 &&
-	    ipv6_addr_v4mapped((const struct in6_addr *)su->sprism_ip)) {
-		/* ::ffff:a.b.c.d is IPv4 a.b.c.d */
-		pa->kind = PRISM_LINK_UDP4;
-		memcpy(&pa->ip4, su->sprism_ip + 12, sizeof(pa->ip4));
-	} else if (su->sprism_ipfamily == AF_INET) {
-		pa->kind = PRISM_LINK_UDP4;
-		memcpy(&pa->ip4, su->sprism_ip, sizeof(pa->ip4));
-		if (memchr_inv(su->sprism_ip + 4, 0, 12))
-			return -EINVAL;
-	} else if (su->sprism_ipfamily == AF_INET6) {
-		pa->kind = PRISM_LINK_UDP6;
-		memcpy(&pa->ip6, su->sprism_ip, sizeof(pa->ip6));
-		if (__ipv6_addr_needs_scope_id(ipv6_addr_type(&pa->ip6))) {
-			/* A link-local address names its interface. */
-			if (su->sprism_ifindex <= 0)
-				return -EINVAL;
-			pa->ifindex = su->sprism_ifindex;
-		}
-	} else {
-		return -EAFNOSUPPORT;
-	}
-	if (pa->kind == PRISM_LINK_UDP4 ?
-	    ipv4_is_multicast(pa->ip4) || ipv4_is_lbcast(pa->ip4) ||
-	    ipv4_is_zeronet(pa->ip4) :
-	    ipv6_addr_any(&pa->ip6) || ipv6_addr_is_multicast(&pa->ip6))
-		return -EINVAL;
-	/* Sent from the bound address: it must be of the target's family. */
-	if (l->kind != PRISM_LINK_NONE && l->kind != pa->kind)
-		return -EAFNOSUPPORT;
-	pa->local4 = 0;
-	if (l->kind == PRISM_LINK_UDP4)
-		pa->local4 = l->local4;
-	else if (l->kind == PRISM_LINK_UDP6)
-		pa->local6 = l->local6;
-	return *ep ? 0 : -EINVAL;
 }
 
 static int prism_sendmsg(struct socket *sock, struct msghdr *msg, size_t len)

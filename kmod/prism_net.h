@@ -235,6 +235,28 @@ struct prism_sock *prism_frame_psk(struct net *net,
 int prism_queue_send(struct prism_sock *psk, const struct prism_paddr *src,
 		     u32 src_ep, const void *data, u32 len);
 
+/* addr.c */
+
+/**
+ * struct prism_bind_link - what bind() checked, before the socket lock
+ * @kind: PRISM_ADDR_ETH or PRISM_ADDR_UDP
+ * @ifindex: PRISM_ADDR_ETH: the interface
+ * @laddr: PRISM_ADDR_UDP: the local address (as &prism_sock.laddr)
+ * @ep: the endpoint id asked for (0: an ephemeral one)
+ */
+struct prism_bind_link {
+	u8			kind;
+	int			ifindex;
+	struct prism_paddr	laddr;
+	u32			ep;
+};
+
+int prism_bind_addr(struct sock *sk, const struct sockaddr *uaddr,
+		    int addr_len, struct prism_bind_link *b);
+int prism_getname(struct socket *sock, struct sockaddr *uaddr, int peer);
+int prism_dst_addr(const struct prism_sock *psk, const void *name, int len,
+		   struct prism_paddr *pa, u32 *ep);
+
 /* stats.c */
 void prism_stat_add(struct net *net, struct prism_sock *psk,
 		    enum prism_stat idx, u64 n);
