@@ -118,7 +118,7 @@ static void dst_addr_cases(struct kunit *test)
 
 	su.sprism_family = T_FAMILY;
 	su.sprism_kind = c->kind;
-	if (c->kind == PRISM_ADDR_ETH) {
+	if (c->kind != PRISM_ADDR_UDP) {	/* Ethernet, or an unknown kind */
 		se->sprism_ep = c->ep;
 		ether_addr_copy(se->sprism_mac, t_mac);
 		len = sizeof(*se);
