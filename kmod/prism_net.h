@@ -67,6 +67,8 @@ struct prism_netns_stats {
 #define PRISM_REFUSALS_BURST	5000
 #define PRISM_REFUSALS_INTERVAL	(5 * HZ)
 
+struct prism_udp_rts;
+
 /**
  * struct prism_net - per network namespace state
  * @eps: endpoint id -> bound &struct prism_sock; readers under RCU
@@ -79,6 +81,8 @@ struct prism_netns_stats {
  * @udp4: UDP mode: the namespace's IPv4 socket on udp_port (udp.c), from
  *        the first bind of a UDP endpoint until the namespace goes
  * @udp6: the same for IPv6 (NULL if the namespace has no IPv6)
+ * @udp_rt: the routes UDP frames last took, per CPU (udp.c); set with
+ *          @udp4, read by those who saw @udp4
  */
 struct prism_net {
 	struct xarray			eps;
@@ -89,6 +93,7 @@ struct prism_net {
 	struct ratelimit_state		refusals;
 	struct socket __rcu		*udp4;
 	struct socket __rcu		*udp6;
+	struct prism_udp_rts __percpu	*udp_rt;
 };
 
 /**

@@ -50,6 +50,161 @@ static u32 prism_udp_seed __read_mostly;
 #define PRISM_UDP6_OVERHEAD	(sizeof(struct ipv6hdr) + sizeof(struct udphdr))
 
 /*
+ * Route cache.  A route lookup (and for a given source address, the check
+ * that it is ours) is some 40% of the cost of sending a datagram, and a
+ * chain looks up its route twice (its size, prism_udp_mtu(); its frame),
+ * its answer twice more.  So each CPU keeps the routes its frames last
+ * took, in a few slots chosen by a hash of the flow (addresses, ports,
+ * interface: the ports choose among multipath routes), checked before each
+ * use like any cached route (dst_check(): a route change, a path MTU
+ * update or the interface going down makes it stale).  Per CPU and not per
+ * peer: a target keeps no state per client; with BHs off, no lock.
+ */
+#define PRISM_UDP_RT_SLOTS	4
+
+struct prism_udp_rt {
+	struct prism_paddr	key;	/* the flow; port = source port */
+	__be16			dport;
+	struct dst_entry	*dst;	/* a reference, or NULL */
+	u32			cookie;	/* for dst_check() (IPv6) */
+	union {				/* the route's source address */
+		__be32		saddr4;
+		struct in6_addr	saddr6;
+	};
+};
+
+struct prism_udp_rts {
+	struct prism_udp_rt	slot[PRISM_UDP_RT_SLOTS];
+};
+
+static void prism_udp_rt_key(struct prism_paddr *key, __be16 *dport,
+			     const struct prism_paddr *to, __be16 sport)
+{
+	*key = *to;
+	key->port = sport;
+	*dport = to->port;
+}
+
+static struct prism_udp_rt *prism_udp_rt_slot(struct prism_udp_rts *rts,
+					      const struct prism_paddr *key)
+{
+	return &rts->slot[jhash(key, sizeof(*key), 0) % PRISM_UDP_RT_SLOTS];
+}
+
+/* A still valid route of @c, with a reference; else NULL (slot emptied). */
+static struct dst_entry *prism_udp_rt_valid(struct prism_udp_rt *c)
+{
+	struct dst_entry *dst = c->dst;
+
+	if (!dst)
+		return NULL;
+	if (!dst_check(dst, c->cookie) || !(dst->dev->flags & IFF_UP)) {
+		c->dst = NULL;
+		dst_release(dst);
+		return NULL;
+	}
+	dst_hold(dst);
+	return dst;
+}
+
+/*
+ * The cached route of flow (@to, @sport), with a reference, and its
+ * source address; NULL if none.  BHs off.
+ */
+static struct dst_entry *prism_udp_rt_get(struct prism_udp_rts __percpu *rts,
+					  const struct prism_paddr *to,
+					  __be16 sport, void *saddr)
+{
+	struct prism_paddr key;
+	struct prism_udp_rt *c;
+	struct dst_entry *dst;
+	__be16 dport;
+
+	if (!rts)
+		return NULL;
+	prism_udp_rt_key(&key, &dport, to, sport);
+	c = prism_udp_rt_slot(this_cpu_ptr(rts), &key);
+	if (!c->dst || c->dport != dport || memcmp(&c->key, &key, sizeof(key)))
+		return NULL;
+	dst = prism_udp_rt_valid(c);
+	if (dst)
+		memcpy(saddr, &c->saddr6, to->kind == PRISM_LINK_UDP4 ?
+		       sizeof(c->saddr4) : sizeof(c->saddr6));
+	return dst;
+}
+
+/* Keeps @dst (the route of flow @to, @sport, source @saddr) for next time. */
+static void prism_udp_rt_set(struct prism_udp_rts __percpu *rts,
+			     const struct prism_paddr *to, __be16 sport,
+			     struct dst_entry *dst, u32 cookie,
+			     const void *saddr)
+{
+	struct prism_paddr key;
+	struct prism_udp_rt *c;
+	__be16 dport;
+
+	if (!rts)
+		return;
+	prism_udp_rt_key(&key, &dport, to, sport);
+	c = prism_udp_rt_slot(this_cpu_ptr(rts), &key);
+	dst_release(c->dst);
+	dst_hold(dst);
+	c->dst = dst;
+	c->key = key;
+	c->dport = dport;
+	c->cookie = cookie;
+	memcpy(&c->saddr6, saddr, to->kind == PRISM_LINK_UDP4 ?
+	       sizeof(c->saddr4) : sizeof(c->saddr6));
+}
+
+/* The path MTU of any cached route to @to (whatever its ports); BHs off. */
+static int prism_udp_rt_mtu(struct prism_udp_rts __percpu *rts,
+			    const struct prism_paddr *to)
+{
+	struct prism_udp_rts *r;
+	struct dst_entry *dst;
+	int i, mtu;
+
+	if (!rts)
+		return -ENOENT;
+	r = this_cpu_ptr(rts);
+	for (i = 0; i < PRISM_UDP_RT_SLOTS; i++) {
+		struct prism_udp_rt *c = &r->slot[i];
+
+		if (!c->dst || c->dport != to->port || c->key.kind != to->kind ||
+		    c->key.ifindex != to->ifindex ||
+		    memcmp(&c->key.ip6, &to->ip6, sizeof(to->ip6)) ||
+		    memcmp(&c->key.local6, &to->local6, sizeof(to->local6)))
+			continue;
+		dst = prism_udp_rt_valid(c);
+		if (!dst)
+			continue;
+		mtu = dst_mtu(dst);
+		dst_release(dst);
+		return mtu;
+	}
+	return -ENOENT;
+}
+
+static struct prism_udp_rts __percpu *prism_udp_rts_alloc(void)
+{
+	return alloc_percpu_gfp(struct prism_udp_rts,
+				GFP_KERNEL_ACCOUNT | __GFP_ZERO);
+}
+
+static void prism_udp_rts_free(struct prism_udp_rts __percpu *rts)
+{
+	int cpu, i;
+
+	if (!rts)
+		return;
+	for_each_possible_cpu(cpu)
+		for (i = 0; i < PRISM_UDP_RT_SLOTS; i++)
+			dst_release(per_cpu_ptr(rts, cpu)->slot[i].dst);
+	free_percpu(rts);
+}
+
+/*
  * The socket's encapsulation hook: skb->data is at the UDP header, the
  * length and checksum checked.  Returns 0: the datagram is consumed.
  */
@@ -134,14 +289,21 @@ static struct socket *prism_udp_sock_open(struct net *net, int family)
 int prism_udp_open(struct net *net)
 {
 	struct prism_net *pn = prism_pernet(net);
+	struct prism_udp_rts __percpu *rts;
 	struct socket *s4, *s6;
 	int err = 0;
 
 	mutex_lock(&prism_udp_mutex);
 	if (rcu_access_pointer(pn->udp4))
 		goto out;
+	rts = prism_udp_rts_alloc();
+	if (!rts) {
+		err = -ENOMEM;
+		goto out;
+	}
 	s4 = prism_udp_sock_open(net, AF_INET);
 	if (IS_ERR(s4)) {
+		free_percpu(rts);
 		err = PTR_ERR(s4);
 		pr_warn_ratelimited("cannot bind UDP port %u: %d\n",
 				    prism_udp_port, err);
@@ -155,9 +317,11 @@ int prism_udp_open(struct net *net)
 			pr_warn_ratelimited("cannot bind UDP port %u on IPv6: %d\n",
 					    prism_udp_port, err);
 			sock_release(s4);
+			free_percpu(rts);
 			goto out;
 		}
 	}
+	WRITE_ONCE(pn->udp_rt, rts);
 	rcu_assign_pointer(pn->udp6, s6);
 	rcu_assign_pointer(pn->udp4, s4);
 out:
@@ -184,6 +348,7 @@ static void prism_udp_sock_close(struct socket *sock)
 void prism_udp_close(struct net *net)
 {
 	struct prism_net *pn = prism_pernet(net);
+	struct prism_udp_rts __percpu *rts;
 	struct socket *s4, *s6;
 
 	mutex_lock(&prism_udp_mutex);
@@ -191,10 +356,13 @@ void prism_udp_close(struct net *net)
 				 lockdep_is_held(&prism_udp_mutex));
 	s6 = rcu_replace_pointer(pn->udp6, NULL,
 				 lockdep_is_held(&prism_udp_mutex));
+	rts = pn->udp_rt;
+	WRITE_ONCE(pn->udp_rt, NULL);
 	mutex_unlock(&prism_udp_mutex);
 	if (!s4 && !s6)
 		return;
 	synchronize_rcu();
+	prism_udp_rts_free(rts);
 	prism_udp_sock_close(s4);
 	prism_udp_sock_close(s6);
 }
@@ -242,7 +410,9 @@ static struct udphdr *prism_udp_push(struct sk_buff *skb, __be16 sport,
 	return uh;
 }
 
+/* BHs off. */
 static bool prism_udp4_xmit(struct net *net, struct sock *sk,
+			    struct prism_udp_rts __percpu *rts,
 			    struct sk_buff *skb, const struct prism_paddr *to)
 {
 	__be16 sport = prism_udp_sport_of(skb);
@@ -253,11 +423,18 @@ static bool prism_udp4_xmit(struct net *net, struct sock *sk,
 		.fl4_sport	= sport,
 		.fl4_dport	= to->port,
 	};
+	struct dst_entry *dst;
 	struct rtable *rt;
 
-	rt = ip_route_output_key(net, &fl4);
-	if (IS_ERR(rt))
-		return false;
+	dst = prism_udp_rt_get(rts, to, sport, &fl4.saddr);
+	if (dst) {
+		rt = container_of(dst, struct rtable, dst);
+	} else {
+		rt = ip_route_output_key(net, &fl4);
+		if (IS_ERR(rt))
+			return false;
+		prism_udp_rt_set(rts, to, sport, &rt->dst, 0, &fl4.saddr);
+	}
 	prism_udp_push(skb, sport, to->port);
 	udp_set_csum(false, skb, fl4.saddr, fl4.daddr, skb->len);
 	/* Not a tunnel device: iptunnel_xmit() counts for skb->dev. */
@@ -268,7 +445,9 @@ static bool prism_udp4_xmit(struct net *net, struct sock *sk,
 	return true;
 }
 
+/* BHs off. */
 static bool prism_udp6_xmit(struct net *net, struct sock *sk,
+			    struct prism_udp_rts __percpu *rts,
 			    struct sk_buff *skb, const struct prism_paddr *to)
 {
 #if IS_ENABLED(CONFIG_IPV6)
@@ -282,10 +461,17 @@ static bool prism_udp6_xmit(struct net *net, struct sock *sk,
 		.fl6_dport	= to->port,
 	};
 	struct dst_entry *dst;
+	struct rt6_info *rt6;
 
-	dst = ip6_dst_lookup_flow(net, sk, &fl6, NULL);
-	if (IS_ERR(dst))
-		return false;
+	dst = prism_udp_rt_get(rts, to, sport, &fl6.saddr);
+	if (!dst) {
+		dst = ip6_dst_lookup_flow(net, sk, &fl6, NULL);
+		if (IS_ERR(dst))
+			return false;
+		rt6 = container_of(dst, struct rt6_info, dst);
+		prism_udp_rt_set(rts, to, sport, dst, rt6_get_cookie(rt6),
+				 &fl6.saddr);
+	}
 	prism_udp_push(skb, sport, to->port);
 	udp6_set_csum(false, skb, &fl6.saddr, &fl6.daddr, skb->len);
 	skb_dst_set(skb, dst);
@@ -317,14 +503,20 @@ void prism_udp_xmit(struct net *net, struct sk_buff *skb,
 	bool sent = false;
 
 	rcu_read_lock();
+	/* The route cache is per CPU; BHs are off in softirq already. */
+	local_bh_disable();
 	sock = to->kind == PRISM_LINK_UDP4 ? rcu_dereference(pn->udp4) :
 					     rcu_dereference(pn->udp6);
 	if (sock) {
+		/* Set before the socket was published (prism_udp_open()). */
+		struct prism_udp_rts __percpu *rts = READ_ONCE(pn->udp_rt);
+
 		if (to->kind == PRISM_LINK_UDP4)
-			sent = prism_udp4_xmit(net, sock->sk, skb, to);
+			sent = prism_udp4_xmit(net, sock->sk, rts, skb, to);
 		else
-			sent = prism_udp6_xmit(net, sock->sk, skb, to);
+			sent = prism_udp6_xmit(net, sock->sk, rts, skb, to);
 	}
+	local_bh_enable();
 	rcu_read_unlock();
 	if (!sent) {
 		prism_stat_add(net, NULL, PRISM_STAT_TX_DROPPED, 1);
@@ -343,7 +535,20 @@ void prism_udp_xmit(struct net *net, struct sk_buff *skb,
  */
 int prism_udp_mtu(struct net *net, const struct prism_paddr *to)
 {
+	struct prism_net *pn = prism_pernet(net);
 	int mtu = -ENETUNREACH;
+
+	/* A route a frame to @to took lately, most of the time. */
+	rcu_read_lock();
+	local_bh_disable();
+	if (rcu_dereference(pn->udp4))
+		mtu = prism_udp_rt_mtu(READ_ONCE(pn->udp_rt), to);
+	local_bh_enable();
+	rcu_read_unlock();
+	if (mtu > 0)
+		return mtu - (to->kind == PRISM_LINK_UDP4 ?
+			      PRISM_UDP4_OVERHEAD : PRISM_UDP6_OVERHEAD);
+	mtu = -ENETUNREACH;
 
 	if (to->kind == PRISM_LINK_UDP4) {
 		struct flowi4 fl4 = {

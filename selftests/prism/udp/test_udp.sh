@@ -386,6 +386,40 @@ else
 	skip "PRISM-TX over UDP" "apps/tx is not built (make -C apps/tx)"
 fi
 
+# --- cached routes (udp.c keeps, per CPU, the routes frames last took) ----
+# reach3 FAMILY [TIMEOUT_MS]: one chain from ud3 (behind the router) to
+# the IPv4 or IPv6 target in ud1
+reach3() {
+	if [ "$1" = 4 ]; then
+		x ud3 "$T" ping --if udp:10.77.2.3 --info "$tmp/t4.info" --n "${2:-3000}"
+	else
+		x ud3 "$T" ping --if udp:fd77:2::3 --info "$tmp/t6.info" --n "${2:-3000}"
+	fi > /dev/null 2>&1
+}
+for f in 4 6; do
+	if [ $f = 4 ]; then ip=ip net=10.77.1.0/24 gw=10.77.2.254
+	else ip="ip -6" net=fd77:1::/64 gw=fd77:2::fe; fi
+	reach3 $f
+	check "IPv$f: ud3 reaches its target through the router (the route is cached)" "[ $? = 0 ]"
+	fwd0=$(x udr awk '$1 == "Ip:" && $2 ~ /^[0-9]/ { print $7 }' /proc/net/snmp)
+	x ud3 $ip route replace unreachable $net
+	reach3 $f 300
+	r=$?
+	fwd1=$(x udr awk '$1 == "Ip:" && $2 ~ /^[0-9]/ { print $7 }' /proc/net/snmp)
+	# IPv4 forwarding counted only: for IPv6 the chain's failure tells.
+	check "IPv$f: route replaced by an unreachable one: no chain gets through (status $r)" \
+		"[ $r != 0 ] && { [ $f = 6 ] || [ $((fwd1 - fwd0)) = 0 ]; }"
+	x ud3 $ip route replace $net via $gw
+	reach3 $f
+	check "IPv$f: route restored: the target is reached again" "[ $? = 0 ]"
+done
+reach3 4 && reach3 6
+check "ud3 reached both targets again (their routes cached)" "[ $? = 0 ]"
+# A cached route must not keep its interface: deleting it would wait
+# forever ("waiting for eth0 to become free").
+timeout 60 ip netns exec ud3 ip link del eth0
+check "an interface with cached routes is deleted at once" "[ $? = 0 ]"
+
 # --- a namespace going away with its UDP socket; unload -------------------
 ip netns add ud5 && x ud5 ip link set lo up && x ud5 ip addr add 127.0.0.5/8 dev lo
 x ud5 "$T" ping --if udp:127.0.0.5 --info "$tmp/t4.info" --dst 127.0.0.5/4 --n 300 \
