@@ -26,24 +26,25 @@ import time
 PROMPT = b"(qemu) "
 
 
+def read_prompt(s):
+    """What the monitor writes until its next prompt."""
+    buf = b""
+    while not buf.endswith(PROMPT):
+        chunk = s.recv(65536)
+        if not chunk:
+            break
+        buf += chunk
+    return buf
+
+
 def monitor(path, cmd):
     """Run one monitor command, return its output (escape codes removed)."""
     s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
     s.settimeout(5)
     s.connect(path)
-    buf = b""
-    while not buf.endswith(PROMPT):
-        chunk = s.recv(65536)
-        if not chunk:
-            break
-        buf += chunk
+    read_prompt(s)          # the banner
     s.sendall(cmd.encode() + b"\n")
-    buf = b""
-    while not buf.endswith(PROMPT):
-        chunk = s.recv(65536)
-        if not chunk:
-            break
-        buf += chunk
+    buf = read_prompt(s)
     s.close()
     return re.sub(r"\x1b\[[0-9;]*[A-Za-z]", "", buf.decode(errors="replace"))
 
