@@ -24,8 +24,9 @@
 # Environment: PRISM_AB_ROUNDS (default 4), PRISM_AB_RETRY (failed runs
 # repeated, in all, default 2), PRISM_AB_LABEL_A and
 # PRISM_AB_LABEL_B (default: the .ko basenames), PRISM_BENCH_N,
-# PRISM_BENCH_WARMUP, PRISM_BENCH_ROUNDS (passed to uring.sh: chains per
-# mode and op, warm-up, bench_uring's own rounds), PRISM_OUT (default
+# PRISM_BENCH_WARMUP, PRISM_BENCH_ROUNDS, PRISM_URING_LINK (passed to
+# uring.sh: chains per mode and op, warm-up, bench_uring's own rounds, the
+# link: eth, udp4 or udp6), PRISM_OUT (default
 # <repo>/build/vm-out): $PRISM_OUT/ab.json (per-run values, medians,
 # ratios), ab.txt (the table), ab.png (gnuplot: B/A per metric), and
 # ab-runs/NN-LABEL/ (each run's uring.sh output and JSON).
@@ -98,7 +99,7 @@ run_one() {
 	echo "bench-ab: run $1 $2: $((SECONDS - t0)) s, read512 sync_d1 p50 $(jq '.results.read512.sync_d1.p50' "$d/bench-uring.json") us"
 }
 
-echo "bench-ab: A=$LA ($KO_A), B=$LB ($KO_B), $R rounds, N=${PRISM_BENCH_N:-4000} per mode and op"
+echo "bench-ab: A=$LA ($KO_A), B=$LB ($KO_B), $R rounds, N=${PRISM_BENCH_N:-4000} per mode and op, link ${PRISM_URING_LINK:-eth}"
 n=0
 for r in $(seq "$R"); do
 	if [ $((r % 2)) = 1 ]; then order="A B"; else order="B A"; fi
@@ -128,13 +129,14 @@ json=$out/ab.json
 jq -s --arg a "$LA" --arg b "$LB" --arg ka "$KO_A" --arg kb "$KO_B" \
 	--argjson rounds "$R" --argjson m "$metrics" --argjson failed "$failed" \
 	--arg n "${PRISM_BENCH_N:-4000}" --arg w "${PRISM_BENCH_WARMUP:-50}" \
-	--arg ir "${PRISM_BENCH_ROUNDS:-5}" --arg kernel "$(uname -r)" '
+	--arg ir "${PRISM_BENCH_ROUNDS:-5}" --arg kernel "$(uname -r)" \
+	--arg link "${PRISM_URING_LINK:-eth}" '
 	def median: sort | length as $l |
 		if $l == 0 then null
 		elif $l % 2 == 1 then .[($l - 1) / 2]
 		else (.[$l / 2 - 1] + .[$l / 2]) / 2 end;
 	. as $runs |
-	{benchmark: "ab", kernel: $kernel,
+	{benchmark: "ab", kernel: $kernel, link: $link,
 	 a: {name: $a, module: $ka}, b: {name: $b, module: $kb},
 	 rounds: $rounds, order: [$runs[].build], failed_runs_repeated: $failed,
 	 chains_per_mode_and_op: ($n | tonumber),

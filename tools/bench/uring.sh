@@ -16,7 +16,9 @@
 # Environment: PRISM_KO (loaded if the module is not loaded yet; default
 # <repo>/build/mod/prism.ko), PRISM_BENCH_N (chains per mode and op,
 # default 4000), PRISM_BENCH_WARMUP (per segment, default 50),
-# PRISM_BENCH_ROUNDS (default 5), PRISM_OUT (default <repo>/build/vm-out):
+# PRISM_BENCH_ROUNDS (default 5), PRISM_URING_LINK (eth, the default: raw
+# Ethernet; udp4 or udp6: UDP over IPv4 or IPv6 between addresses of the
+# veth pair), PRISM_OUT (default <repo>/build/vm-out):
 # $PRISM_OUT/bench-uring.json and $PRISM_OUT/bench-uring.png (gnuplot).
 set -u
 
@@ -38,13 +40,26 @@ load_module prism "$KO" || fail "insmod $KO failed"
 mkdir -p "$out" || fail "cannot create $out"
 
 veth_pair $NA ua 02:00:00:00:06:0a $NB ub 02:00:00:00:06:0b
+srv=ua cli=ub
+case ${PRISM_URING_LINK:-eth} in
+eth) ;;
+udp4)
+	ip -n $NA addr add 10.86.0.1/24 dev ua
+	ip -n $NB addr add 10.86.0.2/24 dev ub
+	srv=udp:10.86.0.1 cli=udp:10.86.0.2 ;;
+udp6)
+	ip -n $NA addr add fd86::1/64 dev ua nodad
+	ip -n $NB addr add fd86::2/64 dev ub nodad
+	srv=udp:fd86::1 cli=udp:fd86::2 ;;
+*) fail "PRISM_URING_LINK=$PRISM_URING_LINK: eth, udp4 or udp6" ;;
+esac
 
-ip netns exec $NA "$B" prism-server ua 1 "$work/prism.info" > "$work/prism.log" 2>&1 &
+ip netns exec $NA "$B" prism-server $srv 1 "$work/prism.info" > "$work/prism.log" 2>&1 &
 bench_pids+=($!)
 wait_file "$work/prism.info" 30000 $! || { cat "$work/prism.log"; fail "PRISM server did not start"; }
 
 json=$out/bench-uring.json
-timeout 600 ip netns exec $NB "$B" client --if ub --info "$work/prism.info" \
+timeout 600 ip netns exec $NB "$B" client --if $cli --info "$work/prism.info" \
 	--n "$N" --warmup "$W" --rounds "$R" --json "$json" --plot "$work/plot.dat" ||
 	fail "benchmark client failed"
 
