@@ -81,8 +81,15 @@ static inline u32 prism_paddr_hash(const struct prism_paddr *pa, u32 seed)
 	return jhash(pa, PRISM_PADDR_PEER_LEN, seed);
 }
 
-/* Headroom of a frame: any link-layer header, and IPv6 + UDP. */
-#define PRISM_FRAME_HEADROOM	(LL_MAX_HEADER + 40 + 8)
+/*
+ * Headroom of a frame: an Ethernet header after IPv6 and UDP ones (64
+ * bytes).  Not LL_MAX_HEADER (128 in distribution kernels): 176 bytes of
+ * headroom put a 512-byte READ's answer in a 2 KiB buffer instead of
+ * 1 KiB and a CAS's answer in 1 KiB instead of 512 B, which distribution
+ * kernels zero whole (init_on_alloc).  Links that need
+ * more make room when they send (skb_cow_head(), ip_finish_output2()).
+ */
+#define PRISM_FRAME_HEADROOM	ALIGN(ETH_HLEN + 40 + 8, 16)
 
 /* link.c */
 struct sk_buff *prism_alloc_frame(u32 len, gfp_t gfp);
