@@ -28,6 +28,8 @@ pkgs=(
 	dpkg-dev dkms pkg-config
 	# SoftRoCE comparison (tools/bench/rxe.sh)
 	rdma-core ibverbs-utils ibverbs-providers perftest libibverbs-dev
+	# kernel profiles in the guest (tools/bench/udp_profile.sh)
+	linux-perf
 )
 
 missing=()
