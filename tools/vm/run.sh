@@ -341,7 +341,8 @@ loglevel=${PRISM_VM_LOGLEVEL:-4}
 # no_timer_check: on a loaded host (several TCG guests on few cores) the
 # boot-time timer IRQ check fails at random ("IO-APIC + timer doesn't
 # work!", a panic); the timer itself works.  nokaslr: the kernel's
-# addresses are System.map's, for the hang dump below.
+# addresses are the same at every boot, those of the saved kallsyms (the
+# hang dump below).
 append="console=ttyS0 edd=off loglevel=$loglevel panic=-1 printk.devkmsg=on log_buf_len=8M no_timer_check nokaslr"
 
 netargs=()
