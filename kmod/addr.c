@@ -218,7 +218,8 @@ static int prism_dst_udp(const struct sockaddr_prism_udp *su,
  * @psk: the sending socket, bound
  * @name: the destination, of the socket's kind: a &struct sockaddr_prism
  *        or a &struct sockaddr_prism_udp; its family checked by the caller
- * @len: its length
+ * @len: its length, at least sizeof(struct sockaddr_prism) (the caller
+ *       checked)
  * @pa: receives the peer's link address, and for UDP the socket's bound
  *      address as the local one (none when bound to any)
  * @ep: receives the destination endpoint id
@@ -238,8 +239,6 @@ int prism_dst_addr(const struct prism_sock *psk, const void *name, int len,
 	const struct prism_paddr *l = &psk->laddr;
 	int err;
 
-	if (len < (int)offsetofend(struct sockaddr_prism, sprism_kind))
-		return -EINVAL;
 	if (se->sprism_kind != psk->kind)
 		return se->sprism_kind > PRISM_ADDR_UDP ? -EINVAL : -EAFNOSUPPORT;
 	prism_paddr_zero(pa);
