@@ -23,13 +23,17 @@ repo=$(cd "$(dirname "$0")/.." && pwd)
 # shellcheck source=../tools/lib/wait.sh
 . "$repo/tools/lib/wait.sh"
 status=0
+# "name seconds" of each suite run, printed at the end.
+times=()
 
 suite() {
 	case " ${PRISM_GUEST_SUITES:-$1} " in *" $1 "*) ;; *) return 0 ;; esac
-	local name=$1
+	local name=$1 t0=$SECONDS
 	echo "# ---- suite: $name"
 	shift
 	"$@" || status=1
+	times+=("$name $((SECONDS - t0))")
+	echo "# suite $name took $((SECONDS - t0)) s"
 	# A suite that failed half-way may leave the module loaded; one that
 	# left processes with PRISM sockets behind keeps it in use, and the
 	# next suites would run against it and its leftovers.
@@ -59,7 +63,12 @@ suite large env LARGE_MAX="${PRISM_LARGE_MAX:-1048576}" \
 	LARGE_NETEM_MAX="${PRISM_LARGE_NETEM_MAX:-262144}" \
 	"$repo/selftests/prism/large/test_large.sh"
 suite udp env UDP_N="${PRISM_UDP_N:-150}" "$repo/selftests/prism/udp/test_udp.sh"
-[ "${PRISM_GUEST_APPS:-1}" = 0 ] && exit $status
+# Ends the run: each suite's time on one line, then the status.
+finish() {
+	echo "# suite times (s): ${times[*]}"
+	exit $status
+}
+[ "${PRISM_GUEST_APPS:-1}" = 0 ] && finish
 suite prismctl env \
 	PRISM_SERVER="$repo/liburing-prism/build/prism-example-server" \
 	PRISM_CLIENT="$repo/liburing-prism/build/prism-example-client" \
@@ -90,4 +99,4 @@ for app in $(grep -v '^#' "$repo/apps/guest-suites"); do
 		status=1
 	fi
 done
-exit $status
+finish
