@@ -327,7 +327,7 @@ t_netdown() {
 	veth $NS_DA da 02:00:00:00:04:0a $NS_DB db 02:00:00:00:04:0b || return 1
 	start_server nd-srv $NS_DA da 9 "$info" || return 1
 	rm -f "$ready"
-	start flood $NS_DB timeout 90 "$T" flood --if db --info "$info" --ready "$ready"
+	start flood $NS_DB timeout 120 "$T" flood --if db --info "$info" --ready "$ready"
 	if ! wait_until 30000 test -e "$ready"; then
 		log "no traffic"
 		sed 's/^/#   /' "$work/flood.out"

@@ -1,8 +1,11 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * A client that never reads its completions (test C): submits 1 KiB READs
- * for SECONDS; when sendmsg fails with ENOBUFS (chains in flight at the
- * maximum, or no room for the completion) it waits 1 ms and tries again.
+ * until the socket has refused every chain (ENOBUFS) for a whole second,
+ * or for at most SECONDS.  Each ENOBUFS (chains in flight at the maximum,
+ * or no room for the completion) is followed by a 1 ms wait and a retry;
+ * in flight at the maximum lasts one round trip, a full receive buffer
+ * lasts until the completions are read, which this client never does.
  * Then it keeps its socket, and everything queued on it, until RELEASEFILE
  * exists (at most 300 s).
  *
@@ -23,7 +26,7 @@ int main(int argc, char **argv)
 	socklen_t sl = sizeof(rcvbuf);
 	struct prism_chain_buf c;
 	struct hz_target t;
-	int64_t t0, end;
+	int64_t t0, end, last_ok;
 
 	if (argc < 5) {
 		fprintf(stderr, "usage: %s IFNAME SECONDS RELEASEFILE ADDRLINE...\n",
@@ -43,13 +46,15 @@ int main(int argc, char **argv)
 	prism_set_opt(fd, PRISM_MAX_OUTSTANDING, PRISM_WINDOW);
 	getsockopt(fd, SOL_SOCKET, SO_RCVBUF, &rcvbuf, &sl);
 	t0 = now_ms();
+	last_ok = t0;
 	end = t0 + 1000 * strtoll(argv[2], NULL, 0);
-	while (now_ms() < end) {
+	while (now_ms() < end && (!enobufs || now_ms() - last_ok < 1000)) {
 		prism_chain_init(&c, cbuf, sizeof(cbuf), accepted);
 		prism_prep_read(&c, t.rkey, t.addr + HZ_KNOWN_OFF, 1024);
 		err = prism_submit(fd, &t.sa, &c);
 		if (!err) {
 			accepted++;
+			last_ok = now_ms();
 			continue;
 		}
 		if (err == -ENOBUFS) {

@@ -453,12 +453,12 @@ hog() {
 	if [ "$c_cg" = 1 ]; then
 		memcg_enter "$cg_dir" || exit 1
 	fi
-	exec nsenter --net="/run/netns/$L" -- "${NOBODY[@]}" "$here/hz_hog" eth0 5 \
+	exec nsenter --net="/run/netns/$L" -- "${NOBODY[@]}" "$here/hz_hog" eth0 60 \
 		"$tmp/c_release" $s7_line
 }
 if [ "$c_ok" = 1 ]; then
 	bg c_hog "$tmp/c_hog" hog
-	wait_line -i 0.05 "$tmp/c_hog" '^holding=1' 60000 "$c_hog"
+	wait_line -i 0.05 "$tmp/c_hog" '^holding=1' 90000 "$c_hog"
 fi
 c_slab1=$(slab_kb)
 c_full1=$(stat_of "$L" rcvbuf_full)
