@@ -125,7 +125,11 @@ for m in $(cat /mods/order 2>/dev/null); do
 done
 fail() { echo "init: $*"; reboot -f; }
 mkdir -p /newroot
-mount -t 9p -o trans=virtio,version=9p2000.L,ro,msize=512000 hostroot /newroot ||
+# cache=loose: the guest keeps what it read of the host's files (programs,
+# libraries, scripts) in its page cache instead of asking qemu again at
+# every exec and stat.  The host does not change them while a guest runs;
+# what guests write and share goes through the uncached mounts below.
+mount -t 9p -o trans=virtio,version=9p2000.L,ro,msize=512000,cache=loose hostroot /newroot ||
 	fail "cannot mount the host root over 9p"
 mount -t proc proc /newroot/proc
 mount -t sysfs sys /newroot/sys
