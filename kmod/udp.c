@@ -91,6 +91,21 @@ static struct prism_udp_rt *prism_udp_rt_slot(struct prism_udp_rts *rts,
 	return &rts->slot[jhash(key, sizeof(*key), 0) % PRISM_UDP_RT_SLOTS];
 }
 
+/*
+ * Whether slot @c holds a route towards @to (its address, port, interface
+ * and local address) from source port @sport; from any source port if
+ * @sport is 0 (source ports are never 0: prism_udp_sport()).
+ */
+static bool prism_udp_rt_match(const struct prism_udp_rt *c,
+			       const struct prism_paddr *to, __be16 sport)
+{
+	return c->dst && c->dport == to->port && c->key.kind == to->kind &&
+	       c->key.ifindex == to->ifindex &&
+	       (!sport || c->key.port == sport) &&
+	       !memcmp(&c->key.ip6, &to->ip6, sizeof(to->ip6)) &&
+	       !memcmp(&c->key.local6, &to->local6, sizeof(to->local6));
+}
+
 /* A still valid route of @c, with a reference; else NULL (slot emptied). */
 static struct dst_entry *prism_udp_rt_valid(struct prism_udp_rt *c)
 {
@@ -124,7 +139,7 @@ static struct dst_entry *prism_udp_rt_get(struct prism_udp_rts __percpu *rts,
 		return NULL;
 	prism_udp_rt_key(&key, &dport, to, sport);
 	c = prism_udp_rt_slot(this_cpu_ptr(rts), &key);
-	if (!c->dst || c->dport != dport || memcmp(&c->key, &key, sizeof(key)))
+	if (!prism_udp_rt_match(c, to, sport))
 		return NULL;
 	dst = prism_udp_rt_valid(c);
 	if (dst)
@@ -171,10 +186,7 @@ static int prism_udp_rt_mtu(struct prism_udp_rts __percpu *rts,
 	for (i = 0; i < PRISM_UDP_RT_SLOTS; i++) {
 		struct prism_udp_rt *c = &r->slot[i];
 
-		if (!c->dst || c->dport != to->port || c->key.kind != to->kind ||
-		    c->key.ifindex != to->ifindex ||
-		    memcmp(&c->key.ip6, &to->ip6, sizeof(to->ip6)) ||
-		    memcmp(&c->key.local6, &to->local6, sizeof(to->local6)))
+		if (!prism_udp_rt_match(c, to, 0))
 			continue;
 		dst = prism_udp_rt_valid(c);
 		if (!dst)
