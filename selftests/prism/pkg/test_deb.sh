@@ -129,7 +129,9 @@ start=$(date +%s)
 # Its output streams as TAP comments: the DKMS builds take minutes in TCG.
 insh 'dpkg -i /tmp/debs/*.deb' > "$T/dpkg" 2>&1 &
 dpkg_pid=$!
-tail -n +1 -f "$T/dpkg" --pid="$dpkg_pid" | sed -u 's/^/# dpkg: /'
+# Each line with the seconds since the start, to see where the time goes.
+tail -n +1 -f "$T/dpkg" --pid="$dpkg_pid" |
+	while IFS= read -r line; do echo "# dpkg: [$(($(date +%s) - start)) s] $line"; done
 if wait "$dpkg_pid"; then
 	ok "dpkg -i of the four packages"
 else
