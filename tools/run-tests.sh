@@ -540,8 +540,8 @@ debug_bg_wait() {
 	t0=$(date +%s)
 	wait "$debug_bg_pid" 2>/dev/null || true
 	debug_bg_pid=
-	echo "(debug kernel: background build ended $(( $(date +%s) - debug_bg_t0 )) s after it started; waited $(( $(date +%s) - t0 )) s for it here; log: $logs/build-debug.log)"
-	tail -n 1 "$logs/build-debug.log"
+	echo "(debug kernel: waited $(( $(date +%s) - t0 )) s here for the background build started $(( $(date +%s) - debug_bg_t0 )) s ago; log: $logs/build-debug.log)"
+	grep -E '^build-debug: (done in|.*failed)' "$logs/build-debug.log" || true
 }
 
 want build && stage_build
