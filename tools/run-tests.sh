@@ -515,8 +515,9 @@ stage_fresh() {
 # the CPU time the guests of stages stock, multi and pkg leave idle (they
 # wait on timers and the network much of the time).  They still run slower
 # beside it (shared cores and caches: on 2026-11-27 the core suite took 90
-# s instead of 55, prismctl 190 instead of 128), but the run as a whole
-# gains the build's 25 minutes.  Stage kunit, which needs the kernel, comes
+# s instead of 55, prismctl 190 instead of 128: the stage lost some 8
+# minutes), but the run is shorter by the rest of the build's 25 or more
+# minutes.  Stage kunit, which needs the kernel, comes
 # after them (build-debug.sh's lock makes it wait if the build is not done).
 debug_bg_pid=
 debug_bg_stop() {
