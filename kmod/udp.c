@@ -77,12 +77,12 @@ struct prism_udp_rts {
 	struct prism_udp_rt	slot[PRISM_UDP_RT_SLOTS];
 };
 
-static void prism_udp_rt_key(struct prism_paddr *key, __be16 *dport,
+/* A slot's key: the flow to @to, with its source port in place of @to's. */
+static void prism_udp_rt_key(struct prism_paddr *key,
 			     const struct prism_paddr *to, __be16 sport)
 {
 	*key = *to;
 	key->port = sport;
-	*dport = to->port;
 }
 
 static struct prism_udp_rt *prism_udp_rt_slot(struct prism_udp_rts *rts,
@@ -133,11 +133,10 @@ static struct dst_entry *prism_udp_rt_get(struct prism_udp_rts __percpu *rts,
 	struct prism_paddr key;
 	struct prism_udp_rt *c;
 	struct dst_entry *dst;
-	__be16 dport;
 
 	if (!rts)
 		return NULL;
-	prism_udp_rt_key(&key, &dport, to, sport);
+	prism_udp_rt_key(&key, to, sport);
 	c = prism_udp_rt_slot(this_cpu_ptr(rts), &key);
 	if (!prism_udp_rt_match(c, to, sport))
 		return NULL;
@@ -156,17 +155,16 @@ static void prism_udp_rt_set(struct prism_udp_rts __percpu *rts,
 {
 	struct prism_paddr key;
 	struct prism_udp_rt *c;
-	__be16 dport;
 
 	if (!rts)
 		return;
-	prism_udp_rt_key(&key, &dport, to, sport);
+	prism_udp_rt_key(&key, to, sport);
 	c = prism_udp_rt_slot(this_cpu_ptr(rts), &key);
 	dst_release(c->dst);
 	dst_hold(dst);
 	c->dst = dst;
 	c->key = key;
-	c->dport = dport;
+	c->dport = to->port;
 	c->cookie = cookie;
 	memcpy(&c->saddr6, saddr, to->kind == PRISM_LINK_UDP4 ?
 	       sizeof(c->saddr4) : sizeof(c->saddr6));
