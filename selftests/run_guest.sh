@@ -28,12 +28,13 @@ times=()
 
 suite() {
 	case " ${PRISM_GUEST_SUITES:-$1} " in *" $1 "*) ;; *) return 0 ;; esac
-	local name=$1 t0=$SECONDS
+	local name=$1 t0=$SECONDS secs
 	echo "# ---- suite: $name"
 	shift
 	"$@" || status=1
-	times+=("$name $((SECONDS - t0))")
-	echo "# suite $name took $((SECONDS - t0)) s"
+	secs=$((SECONDS - t0))
+	times+=("$name $secs")
+	echo "# suite $name took $secs s"
 	# A suite that failed half-way may leave the module loaded; one that
 	# left processes with PRISM sockets behind keeps it in use, and the
 	# next suites would run against it and its leftovers.

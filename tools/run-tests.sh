@@ -517,8 +517,8 @@ stage_fresh() {
 # beside it (shared cores and caches: on 2026-11-27 the core suite took 90
 # s instead of 55, prismctl 190 instead of 128: the stage lost some 8
 # minutes), but the run is shorter by the rest of the build's 25 or more
-# minutes.  Stage kunit, which needs the kernel, comes
-# after them (build-debug.sh's lock makes it wait if the build is not done).
+# minutes.  Stage kunit, which needs the kernel, comes after them
+# (build-debug.sh's lock makes it wait if the build is not done).
 debug_bg_pid=
 debug_bg_stop() {
 	[ -n "$debug_bg_pid" ] || return 0
@@ -527,7 +527,7 @@ debug_bg_stop() {
 	debug_bg_pid=
 }
 if { want kunit || want debug; } &&
-   [ ! -f "$(tools/kernel/build-debug.sh --print-out)/.prism-build-ok" ]; then
+   ! tools/kernel/build-debug.sh --built; then
 	echo "(debug kernel: building in the background at idle priority; log: $logs/build-debug.log)"
 	# setsid: its own process group, which an early exit kills whole.
 	setsid chrt -i 0 nice -n 19 tools/kernel/build-debug.sh \
@@ -536,7 +536,7 @@ if { want kunit || want debug; } &&
 	debug_bg_t0=$(date +%s)
 	trap debug_bg_stop EXIT
 fi
-# Stage kunit: how long it waited for the background build.
+# Stages kunit and debug: wait for the background build, say how long.
 debug_bg_wait() {
 	local t0
 	[ -n "$debug_bg_pid" ] || return 0

@@ -5,11 +5,12 @@
 # x86_64 defconfig + kvm_guest.config + tools/kernel/debug.config
 # (KUnit, KASAN, lockdep, 9p/virtio built in).
 #
-# Usage: tools/kernel/build-debug.sh [--env | --print-out | --force]
+# Usage: tools/kernel/build-debug.sh [--env | --print-out | --built | --force]
 #   (no option)  build if needed, print the path of bzImage
 #   --env        build if needed, print shell assignments
 #                KSRC= KOUT= BZIMAGE= KREL= (for `eval`)
 #   --print-out  print the build directory without building
+#   --built      exit 0 if a finished build exists, 1 if not (no build)
 #   --force      rebuild even if a finished build exists
 #
 # The build directory is keyed by a hash of the config fragment and the
@@ -35,8 +36,9 @@ case ${1:-} in
 '') ;;
 --env) mode=env ;;
 --print-out) mode=out ;;
+--built) mode=built ;;
 --force) mode=force ;;
-*) echo "usage: $0 [--env | --print-out | --force]" >&2; exit 2 ;;
+*) echo "usage: $0 [--env | --print-out | --built | --force]" >&2; exit 2 ;;
 esac
 
 log() { echo "build-debug: $*" >&2; }
@@ -51,6 +53,10 @@ stamp=$out/.prism-build-ok
 if [ "$mode" = out ]; then
 	echo "$out"
 	exit 0
+fi
+if [ "$mode" = built ]; then
+	[ -f "$stamp" ]
+	exit
 fi
 
 report() {
