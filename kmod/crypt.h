@@ -1,0 +1,134 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Cryptography of keyed regions (kmod/crypt.c, pure functions tested by
+ * kmod/kunit/crypt_test.c): derived keys, AES-GCM with a key chosen per
+ * frame, and the replay window.  doc/SECURITY.md, "Keyed regions", says how
+ * they fit together.
+ *
+ * A keyed region has a 128-bit region key Kr that never travels.  A client
+ * holds a derived key Kd = prism_kd_derive(Kr, its address, its endpoint
+ * id, the rights it is granted), which the server's process computes for it
+ * and hands over out of band.  The target derives Kd again from what a
+ * frame carries, so it keeps no state per client before a frame proved it
+ * holds Kd.
+ *
+ * Why not the crypto API's "gcm(aes)": the target needs a different key for
+ * nearly every frame, and crypto_aead_setkey() of gcm (and of ghash-generic
+ * under it) allocates with GFP_KERNEL, which softirq may not do.  AES comes
+ * from lib/crypto (aes_expandkey(), aes_encrypt(): no allocation, no
+ * module); GCM's mode and GHASH are composed here after NIST SP 800-38D and
+ * checked against its published vectors and against the crypto API's
+ * gcm(aes) (kunit/crypt_test.c).
+ */
+#ifndef _PRISM_CRYPT_H
+#define _PRISM_CRYPT_H
+
+#include <linux/types.h>
+#include <crypto/aes.h>
+#include "link.h"
+#include "prism.h"
+
+#define PRISM_KEY_LEN		16	/* AES-128: Kr and Kd */
+#define PRISM_GCM_IV_LEN	12
+#define PRISM_GCM_TAG_LEN	16
+
+/*
+ * Rights a derived key grants (prism_kd_id.rights): the region access
+ * bits of uapi/linux/prism.h, plus admin (a remote Rekey).
+ */
+#define PRISM_KD_ADMIN		0x80
+
+/**
+ * struct prism_kd_id - who a derived key belongs to
+ * @addr: the initiator's link address (kind and MAC or IP address; the
+ *        UDP port and the interface do not count)
+ * @ep: the initiator's endpoint id
+ * @rights: PRISM_ACCESS_* bits, PRISM_KD_ADMIN
+ */
+struct prism_kd_id {
+	const struct prism_paddr	*addr;
+	u32				ep;
+	u8				rights;
+};
+
+/**
+ * struct prism_gcm_key - an AES-GCM key, expanded
+ * @aes: AES round keys
+ * @h: GHASH key H = AES_K(0^128), as two big-endian halves
+ */
+struct prism_gcm_key {
+	struct crypto_aes_ctx	aes;
+	u64			h[2];
+};
+
+/**
+ * struct prism_gcm - one AES-GCM message being sealed or opened
+ * @key: its key
+ * @y: GHASH state
+ * @pend: bytes of a GHASH block not yet complete
+ * @npend: bytes in @pend
+ * @ctr: the counter block of the next keystream block
+ * @ks: keystream block in use
+ * @ks_used: bytes of @ks used (16: none left)
+ * @j0: the pre-counter block (encrypts the tag)
+ * @aad_len: bytes of associated data hashed
+ * @text_len: bytes of text hashed
+ */
+struct prism_gcm {
+	const struct prism_gcm_key	*key;
+	u64				y[2];
+	u8				pend[AES_BLOCK_SIZE];
+	unsigned int			npend;
+	u8				ctr[AES_BLOCK_SIZE];
+	u8				ks[AES_BLOCK_SIZE];
+	unsigned int			ks_used;
+	u8				j0[AES_BLOCK_SIZE];
+	u64				aad_len;
+	u64				text_len;
+};
+
+int prism_gcm_setkey(struct prism_gcm_key *key, const u8 *k, unsigned int len);
+void prism_gcm_key_wipe(struct prism_gcm_key *key);
+void prism_gcm_start(struct prism_gcm *g, const struct prism_gcm_key *key,
+		     const u8 iv[PRISM_GCM_IV_LEN]);
+void prism_gcm_aad(struct prism_gcm *g, const u8 *aad, size_t len);
+void prism_gcm_hash(struct prism_gcm *g, const u8 *text, size_t len);
+void prism_gcm_xor(struct prism_gcm *g, u8 *dst, const u8 *src, size_t len);
+void prism_gcm_finish(struct prism_gcm *g, u8 tag[PRISM_GCM_TAG_LEN]);
+void prism_gcm_seal(const struct prism_gcm_key *key,
+		    const u8 iv[PRISM_GCM_IV_LEN], const u8 *aad,
+		    size_t aad_len, u8 *buf, size_t len,
+		    u8 tag[PRISM_GCM_TAG_LEN]);
+int prism_gcm_open(const struct prism_gcm_key *key,
+		   const u8 iv[PRISM_GCM_IV_LEN], const u8 *aad,
+		   size_t aad_len, u8 *buf, size_t len,
+		   const u8 tag[PRISM_GCM_TAG_LEN]);
+void prism_gf128_mul(u64 x[2], const u64 h[2]);
+
+int prism_kd_derive(const struct crypto_aes_ctx *kr,
+		    const struct prism_kd_id *id, u8 kd[PRISM_KEY_LEN]);
+
+/*
+ * Replay window of one sender's message counters: the highest counter
+ * accepted and which of the PRISM_REPLAY_BITS below it were.  As wide as
+ * the request-id window (PRISM_WINDOW), so that every chain a client may
+ * still have in flight is either new or a repeat, never "too old".
+ */
+#define PRISM_REPLAY_BITS	PRISM_WINDOW
+
+/**
+ * struct prism_replay - counters one sender used
+ * @top: highest counter accepted
+ * @seen: bit (c % PRISM_REPLAY_BITS) set: counter c, within the window
+ *        below and including @top, was accepted
+ * @started: a counter was accepted
+ */
+struct prism_replay {
+	u64		top;
+	DECLARE_BITMAP(seen, PRISM_REPLAY_BITS);
+	bool		started;
+};
+
+int prism_replay_accept(struct prism_replay *w, u64 ctr);
+
+#endif /* _PRISM_CRYPT_H */

@@ -1,0 +1,565 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * KUnit tests of crypt.c: AES-GCM against the test cases of the GCM
+ * specification and against the crypto API's gcm(aes), tampered tags,
+ * text and associated data, messages fed in pieces; GF(2^128)
+ * multiplication; derived keys against fixed vectors (computed with
+ * another AES implementation) and what changes them; the replay window.
+ */
+#include <kunit/test.h>
+#include <crypto/aead.h>
+#include <linux/kernel.h>
+#include <linux/ktime.h>
+#include <linux/random.h>
+#include <linux/scatterlist.h>
+#include <linux/slab.h>
+#include "../crypt.h"
+#include "utils.h"
+
+#define T_MAX_TEXT	64
+
+struct t_gcm_case {
+	const char	*desc;
+	const char	*key;
+	const char	*iv;
+	const char	*aad;
+	const char	*pt;
+	const char	*ct;
+	const char	*tag;
+};
+
+/*
+ * Test cases 1-4 and 15 of "The Galois/Counter Mode of Operation (GCM)"
+ * (McGrew and Viega), the vectors NIST SP 800-38D points to.
+ */
+#define T_K3	"feffe9928665731c6d6a8f9467308308"
+#define T_IV3	"cafebabefacedbaddecaf888"
+#define T_P3	"d9313225f88406e5a55909c5aff5269a86a7a9531534f7da2e4c303d" \
+		"8a318a721c3c0c95956809532fcf0e2449a6b525b16aedf5aa0de657" \
+		"ba637b39"
+#define T_C3	"42831ec2217774244b7221b784d0d49ce3aa212f2c02a4e035c17e23" \
+		"29aca12e21d514b25466931c7d8f6a5aac84aa051ba30b396a0aac97" \
+		"3d58e091"
+#define T_C15	"522dc1f099567d07f47f37a32a84427d643a8cdcbfe5c0c97598a2bd" \
+		"2555d1aa8cb08e48590dbb3da7b08b1056828838c5f61e6393ba7a0a" \
+		"bcc9f662898015ad"
+#define T_Z16	"00000000000000000000000000000000"
+
+static const struct t_gcm_case t_gcm_cases[] = {
+	{ "GCM test case 1: no text", T_Z16, "000000000000000000000000", "", "",
+	  "", "58e2fccefa7e3061367f1d57a4e7455a" },
+	{ "GCM test case 2: one block", T_Z16, "000000000000000000000000", "",
+	  T_Z16, "0388dace60b6a392f328c2b971b2fe78",
+	  "ab6e47d42cec13bdf53a67b21257bddf" },
+	{ "GCM test case 3: four blocks", T_K3, T_IV3, "", T_P3 "1aafd255",
+	  T_C3 "473f5985", "4d5c2af327cd64a62cf35abd2ba6fab4" },
+	{ "GCM test case 4: 60 bytes, 20 of AAD", T_K3, T_IV3,
+	  "feedfacedeadbeeffeedfacedeadbeefabaddad2", T_P3, T_C3,
+	  "5bc94fbc3221a5db94fae95ae7121a47" },
+	{ "GCM test case 15: AES-256", T_K3 T_K3, T_IV3, "", T_P3 "1aafd255",
+	  T_C15,
+	  "b094dac5d93471bdec1a502270e3cc6c" },
+};
+
+static void t_gcm_desc(const struct t_gcm_case *c, char *desc)
+{
+	strscpy(desc, c->desc, KUNIT_PARAM_DESC_SIZE);
+}
+
+KUNIT_ARRAY_PARAM(t_gcm, t_gcm_cases, t_gcm_desc);
+
+/* Hex to bytes; returns the byte count. */
+static size_t t_unhex(struct kunit *test, const char *hex, u8 *out,
+		      size_t max)
+{
+	size_t n = strlen(hex) / 2;
+
+	KUNIT_ASSERT_EQ(test, strlen(hex) % 2, 0);
+	KUNIT_ASSERT_LE(test, n, max);
+	KUNIT_ASSERT_EQ(test, hex2bin(out, hex, n), 0);
+	return n;
+}
+
+struct t_gcm_bytes {
+	u8	key[32], iv[PRISM_GCM_IV_LEN], aad[T_MAX_TEXT];
+	u8	pt[T_MAX_TEXT], ct[T_MAX_TEXT], tag[PRISM_GCM_TAG_LEN];
+	size_t	nkey, naad, npt;
+};
+
+static void t_gcm_load(struct kunit *test, const struct t_gcm_case *c,
+		       struct t_gcm_bytes *b)
+{
+	b->nkey = t_unhex(test, c->key, b->key, sizeof(b->key));
+	KUNIT_ASSERT_EQ(test, t_unhex(test, c->iv, b->iv, sizeof(b->iv)),
+			PRISM_GCM_IV_LEN);
+	b->naad = t_unhex(test, c->aad, b->aad, sizeof(b->aad));
+	b->npt = t_unhex(test, c->pt, b->pt, sizeof(b->pt));
+	KUNIT_ASSERT_EQ(test, t_unhex(test, c->ct, b->ct, sizeof(b->ct)),
+			b->npt);
+	KUNIT_ASSERT_EQ(test, t_unhex(test, c->tag, b->tag, sizeof(b->tag)),
+			PRISM_GCM_TAG_LEN);
+}
+
+/* Sealing gives the published ciphertext and tag; opening gives back the
+ * plaintext.
+ */
+static void gcm_vectors(struct kunit *test)
+{
+	struct t_gcm_bytes b;
+	struct prism_gcm_key key;
+	u8 buf[T_MAX_TEXT], tag[PRISM_GCM_TAG_LEN];
+
+	t_gcm_load(test, test->param_value, &b);
+	KUNIT_ASSERT_EQ(test, prism_gcm_setkey(&key, b.key, b.nkey), 0);
+	memcpy(buf, b.pt, b.npt);
+	prism_gcm_seal(&key, b.iv, b.aad, b.naad, buf, b.npt, tag);
+	KUNIT_EXPECT_MEMEQ_COMPAT(test, buf, b.ct, b.npt);
+	KUNIT_EXPECT_MEMEQ_COMPAT(test, tag, b.tag, sizeof(tag));
+
+	KUNIT_EXPECT_EQ(test, prism_gcm_open(&key, b.iv, b.aad, b.naad, buf,
+					     b.npt, b.tag), 0);
+	KUNIT_EXPECT_MEMEQ_COMPAT(test, buf, b.pt, b.npt);
+	prism_gcm_key_wipe(&key);
+	KUNIT_EXPECT_TRUE(test, !memchr_inv(&key, 0, sizeof(key)));
+}
+
+/*
+ * Any bit changed in the tag, the ciphertext, the associated data or the
+ * nonce makes opening fail, and the buffer is left as it was.
+ */
+static void gcm_tampered(struct kunit *test)
+{
+	struct t_gcm_bytes b;
+	struct prism_gcm_key key;
+	u8 buf[T_MAX_TEXT], tag[PRISM_GCM_TAG_LEN], aad[T_MAX_TEXT];
+	u8 iv[PRISM_GCM_IV_LEN];
+	unsigned int bit;
+
+	t_gcm_load(test, &t_gcm_cases[3], &b);
+	KUNIT_ASSERT_EQ(test, prism_gcm_setkey(&key, b.key, b.nkey), 0);
+	for (bit = 0; bit < PRISM_GCM_TAG_LEN * 8; bit += 5) {
+		memcpy(tag, b.tag, sizeof(tag));
+		tag[bit / 8] ^= 1 << (bit % 8);
+		memcpy(buf, b.ct, b.npt);
+		KUNIT_EXPECT_EQ(test, prism_gcm_open(&key, b.iv, b.aad, b.naad,
+						     buf, b.npt, tag), -EBADMSG);
+		KUNIT_EXPECT_MEMEQ_COMPAT(test, buf, b.ct, b.npt);
+	}
+	for (bit = 0; bit < b.npt * 8; bit += 37) {
+		memcpy(buf, b.ct, b.npt);
+		buf[bit / 8] ^= 1 << (bit % 8);
+		KUNIT_EXPECT_EQ(test, prism_gcm_open(&key, b.iv, b.aad, b.naad,
+						     buf, b.npt, b.tag), -EBADMSG);
+	}
+	for (bit = 0; bit < b.naad * 8; bit += 11) {
+		memcpy(aad, b.aad, b.naad);
+		aad[bit / 8] ^= 1 << (bit % 8);
+		memcpy(buf, b.ct, b.npt);
+		KUNIT_EXPECT_EQ(test, prism_gcm_open(&key, b.iv, aad, b.naad,
+						     buf, b.npt, b.tag), -EBADMSG);
+	}
+	memcpy(iv, b.iv, sizeof(iv));
+	iv[11] ^= 1;
+	memcpy(buf, b.ct, b.npt);
+	KUNIT_EXPECT_EQ(test, prism_gcm_open(&key, iv, b.aad, b.naad, buf,
+					     b.npt, b.tag), -EBADMSG);
+	/* The text cut short, or the AAD taken as text, is another message. */
+	KUNIT_EXPECT_EQ(test, prism_gcm_open(&key, b.iv, b.aad, b.naad, buf,
+					     b.npt - 1, b.tag), -EBADMSG);
+	KUNIT_EXPECT_EQ(test, prism_gcm_open(&key, b.iv, NULL, 0, buf, b.npt,
+					     b.tag), -EBADMSG);
+	prism_gcm_key_wipe(&key);
+}
+
+/* Pieces of sizes that cross blocks give the same message as one call. */
+static void gcm_in_pieces(struct kunit *test)
+{
+	static const unsigned int steps[] = { 1, 7, 16, 33, 5, 64, 3 };
+	struct prism_gcm_key key;
+	struct prism_gcm g;
+	u8 k[16], iv[PRISM_GCM_IV_LEN], aad[29];
+	u8 tag1[PRISM_GCM_TAG_LEN], tag2[PRISM_GCM_TAG_LEN];
+	u8 *pt, *one, *many;
+	size_t len = 300, off, n, i;
+
+	pt = kunit_kmalloc(test, len, GFP_KERNEL);
+	one = kunit_kmalloc(test, len, GFP_KERNEL);
+	many = kunit_kmalloc(test, len, GFP_KERNEL);
+	KUNIT_ASSERT_TRUE(test, pt && one && many);
+	get_random_bytes(k, sizeof(k));
+	get_random_bytes(iv, sizeof(iv));
+	get_random_bytes(aad, sizeof(aad));
+	get_random_bytes(pt, len);
+	KUNIT_ASSERT_EQ(test, prism_gcm_setkey(&key, k, sizeof(k)), 0);
+
+	memcpy(one, pt, len);
+	prism_gcm_seal(&key, iv, aad, sizeof(aad), one, len, tag1);
+
+	prism_gcm_start(&g, &key, iv);
+	prism_gcm_aad(&g, aad, 10);
+	prism_gcm_aad(&g, aad + 10, sizeof(aad) - 10);
+	for (off = 0, i = 0; off < len; off += n, i++) {
+		n = min_t(size_t, steps[i % ARRAY_SIZE(steps)], len - off);
+		prism_gcm_xor(&g, many + off, pt + off, n);
+		prism_gcm_hash(&g, many + off, n);
+	}
+	prism_gcm_finish(&g, tag2);
+	KUNIT_EXPECT_MEMEQ_COMPAT(test, many, one, len);
+	KUNIT_EXPECT_MEMEQ_COMPAT(test, tag2, tag1, sizeof(tag1));
+	KUNIT_EXPECT_EQ(test, prism_gcm_open(&key, iv, aad, sizeof(aad), many,
+					     len, tag1), 0);
+	KUNIT_EXPECT_MEMEQ_COMPAT(test, many, pt, len);
+	prism_gcm_key_wipe(&key);
+}
+
+/* The crypto API's gcm(aes) seals a buffer: dst = ciphertext || tag. */
+static int t_api_seal(struct crypto_aead *tfm, const u8 *iv, const u8 *aad,
+		      size_t naad, const u8 *pt, size_t len, u8 *dst)
+{
+	DECLARE_CRYPTO_WAIT(wait);
+	struct aead_request *req;
+	struct scatterlist sg;
+	u8 ivbuf[PRISM_GCM_IV_LEN];
+	int err;
+
+	req = aead_request_alloc(tfm, GFP_KERNEL);
+	if (!req)
+		return -ENOMEM;
+	memcpy(dst, aad, naad);
+	memcpy(dst + naad, pt, len);
+	memcpy(ivbuf, iv, sizeof(ivbuf));
+	sg_init_one(&sg, dst, naad + len + PRISM_GCM_TAG_LEN);
+	aead_request_set_callback(req, CRYPTO_TFM_REQ_MAY_SLEEP,
+				  crypto_req_done, &wait);
+	aead_request_set_ad(req, naad);
+	aead_request_set_crypt(req, &sg, &sg, len, ivbuf);
+	err = crypto_wait_req(crypto_aead_encrypt(req), &wait);
+	aead_request_free(req);
+	return err;
+}
+
+struct t_api_bufs {
+	u8	*pt, *buf, *ref;
+	u8	aad[44];
+};
+
+/* One random message of len bytes and naad of AAD, sealed both ways. */
+static void t_api_one(struct kunit *test, struct crypto_aead *tfm,
+		      const struct prism_gcm_key *key, struct t_api_bufs *b,
+		      unsigned int len, unsigned int naad)
+{
+	u8 iv[PRISM_GCM_IV_LEN], tag[PRISM_GCM_TAG_LEN];
+
+	get_random_bytes(iv, sizeof(iv));
+	get_random_bytes(b->aad, naad);
+	get_random_bytes(b->pt, len);
+	KUNIT_ASSERT_EQ(test, t_api_seal(tfm, iv, b->aad, naad, b->pt, len,
+					 b->ref), 0);
+	memcpy(b->buf, b->pt, len);
+	prism_gcm_seal(key, iv, b->aad, naad, b->buf, len, tag);
+	KUNIT_EXPECT_EQ_MSG(test, memcmp(b->buf, b->ref + naad, len), 0,
+			    "text of %u bytes, aad %u", len, naad);
+	KUNIT_EXPECT_EQ_MSG(test, memcmp(tag, b->ref + naad + len, sizeof(tag)),
+			    0, "tag of %u bytes, aad %u", len, naad);
+}
+
+/*
+ * Random keys, nonces, texts and associated data of many lengths: the
+ * same ciphertext and tag as the kernel's own gcm(aes).
+ */
+static void gcm_matches_crypto_api(struct kunit *test)
+{
+	static const unsigned int lens[] = { 0, 1, 15, 16, 17, 63, 64, 65,
+					     255, 512, 1500 };
+	static const unsigned int aads[] = { 0, 1, 20, 44 };
+	static const unsigned int keys[] = { 16, 32 };
+	struct crypto_aead *tfm;
+	struct prism_gcm_key key;
+	struct t_api_bufs b;
+	unsigned int a, l, ki;
+	u8 k[32];
+
+	tfm = crypto_alloc_aead("gcm(aes)", 0, 0);
+	if (IS_ERR(tfm))
+		kunit_skip(test, "no gcm(aes) in this kernel (%ld)",
+			   PTR_ERR(tfm));
+	b.pt = kunit_kmalloc(test, 1500, GFP_KERNEL);
+	b.buf = kunit_kmalloc(test, 1500, GFP_KERNEL);
+	b.ref = kunit_kmalloc(test, 44 + 1500 + PRISM_GCM_TAG_LEN, GFP_KERNEL);
+	KUNIT_ASSERT_TRUE(test, b.pt && b.buf && b.ref);
+	KUNIT_ASSERT_EQ(test, crypto_aead_setauthsize(tfm, PRISM_GCM_TAG_LEN),
+			0);
+	for (ki = 0; ki < ARRAY_SIZE(keys); ki++) {
+		get_random_bytes(k, keys[ki]);
+		KUNIT_ASSERT_EQ(test, crypto_aead_setkey(tfm, k, keys[ki]), 0);
+		KUNIT_ASSERT_EQ(test, prism_gcm_setkey(&key, k, keys[ki]), 0);
+		for (l = 0; l < ARRAY_SIZE(lens); l++)
+			for (a = 0; a < ARRAY_SIZE(aads); a++)
+				t_api_one(test, tfm, &key, &b, lens[l], aads[a]);
+	}
+	prism_gcm_key_wipe(&key);
+	crypto_free_aead(tfm);
+}
+
+/* What sealing 512 bytes costs here (a diagnostic for doc/SECURITY.md). */
+static void gcm_cost(struct kunit *test)
+{
+	struct prism_gcm_key key;
+	u8 k[16] = {}, iv[PRISM_GCM_IV_LEN] = {}, tag[PRISM_GCM_TAG_LEN];
+	u8 first[PRISM_GCM_TAG_LEN];
+	u8 *buf;
+	unsigned int i, rounds = 50;
+	ktime_t t0;
+	u64 ns;
+
+	buf = kunit_kzalloc(test, 512, GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, buf);
+	t0 = ktime_get();
+	for (i = 0; i < rounds; i++) {
+		KUNIT_ASSERT_EQ(test, prism_gcm_setkey(&key, k, sizeof(k)), 0);
+		memset(buf, 0, 512);
+		prism_gcm_seal(&key, iv, NULL, 0, buf, 512, tag);
+		if (!i)
+			memcpy(first, tag, sizeof(tag));
+		KUNIT_ASSERT_EQ(test, memcmp(tag, first, sizeof(tag)), 0);
+	}
+	ns = ktime_to_ns(ktime_sub(ktime_get(), t0));
+	kunit_info(test, "setkey + seal of 512 bytes: %llu ns\n",
+		   div_u64(ns, rounds));
+	prism_gcm_key_wipe(&key);
+}
+
+/* One in GCM's bit order is the block 0x80 00 .. 00. */
+static void gf128_mul_algebra(struct kunit *test)
+{
+	static const u64 one[2] = { 1ULL << 63, 0 };
+	u64 a[2], b[2], c[2], x[2], y[2], bc[2];
+	unsigned int i;
+
+	for (i = 0; i < 32; i++) {
+		get_random_bytes(a, sizeof(a));
+		get_random_bytes(b, sizeof(b));
+		get_random_bytes(c, sizeof(c));
+		memcpy(x, a, sizeof(x));
+		prism_gf128_mul(x, one);
+		KUNIT_EXPECT_MEMEQ_COMPAT(test, x, a, sizeof(x));
+		memcpy(x, a, sizeof(x));
+		prism_gf128_mul(x, b);
+		memcpy(y, b, sizeof(y));
+		prism_gf128_mul(y, a);
+		KUNIT_EXPECT_MEMEQ_COMPAT(test, x, y, sizeof(x));	/* ab = ba */
+		/* a(b + c) = ab + ac */
+		bc[0] = b[0] ^ c[0];
+		bc[1] = b[1] ^ c[1];
+		memcpy(y, a, sizeof(y));
+		prism_gf128_mul(y, c);
+		x[0] ^= y[0];
+		x[1] ^= y[1];
+		memcpy(y, a, sizeof(y));
+		prism_gf128_mul(y, bc);
+		KUNIT_EXPECT_MEMEQ_COMPAT(test, x, y, sizeof(x));
+	}
+}
+
+struct t_kd_case {
+	const char	*desc;
+	u8		kind;
+	u8		addr[16];
+	u32		ep;
+	u8		rights;
+	const char	*kd;
+};
+
+/* Kr = 00 01 .. 0f; Kd computed with another AES (Python's cryptography). */
+static const struct t_kd_case t_kd_cases[] = {
+	{ "Ethernet, ep 7, read+write", PRISM_LINK_ETH, { 2, 0, 0, 0, 0, 1 },
+	  7, 3, "27d8f834084c0031becd447794216b4d" },
+	{ "Ethernet, ep 8", PRISM_LINK_ETH, { 2, 0, 0, 0, 0, 1 },
+	  8, 3, "d0e75d17db5a244681dc3bb5b902266e" },
+	{ "Ethernet, read only", PRISM_LINK_ETH, { 2, 0, 0, 0, 0, 1 },
+	  7, 1, "5d948f40d4b4cb5fc32264c039c8f45c" },
+	{ "UDP 10.0.0.1, ephemeral ep", PRISM_LINK_UDP4, { 10, 0, 0, 1 },
+	  0x80000001, 1, "98603ceabef695de9c0eb51f9e1f8c4f" },
+	{ "UDP fd00::2, admin", PRISM_LINK_UDP6,
+	  { 0xfd, [15] = 2 }, 1024, 0x87,
+	  "c929a0544fb147365d2edaf029e24575" },
+};
+
+static void t_kd_desc(const struct t_kd_case *c, char *desc)
+{
+	strscpy(desc, c->desc, KUNIT_PARAM_DESC_SIZE);
+}
+
+KUNIT_ARRAY_PARAM(t_kd, t_kd_cases, t_kd_desc);
+
+static void t_kr(struct kunit *test, struct crypto_aes_ctx *kr)
+{
+	u8 k[PRISM_KEY_LEN];
+	unsigned int i;
+
+	for (i = 0; i < sizeof(k); i++)
+		k[i] = i;
+	KUNIT_ASSERT_EQ(test, aes_expandkey(kr, k, sizeof(k)), 0);
+}
+
+static void t_kd_addr(const struct t_kd_case *c, struct prism_paddr *pa)
+{
+	prism_paddr_zero(pa);
+	pa->kind = c->kind;
+	if (c->kind == PRISM_LINK_ETH)
+		memcpy(pa->mac, c->addr, ETH_ALEN);
+	else if (c->kind == PRISM_LINK_UDP4)
+		memcpy(&pa->ip4, c->addr, 4);
+	else
+		memcpy(&pa->ip6, c->addr, 16);
+}
+
+static void kd_vectors(struct kunit *test)
+{
+	const struct t_kd_case *c = test->param_value;
+	struct crypto_aes_ctx kr;
+	struct prism_paddr pa;
+	struct prism_kd_id id = { .addr = &pa, .ep = c->ep, .rights = c->rights };
+	u8 kd[PRISM_KEY_LEN], want[PRISM_KEY_LEN];
+
+	t_kr(test, &kr);
+	t_kd_addr(c, &pa);
+	KUNIT_ASSERT_EQ(test, hex2bin(want, c->kd, sizeof(want)), 0);
+	KUNIT_ASSERT_EQ(test, prism_kd_derive(&kr, &id, kd), 0);
+	KUNIT_EXPECT_MEMEQ_COMPAT(test, kd, want, sizeof(kd));
+
+	/* The interface, the port and our own address do not count. */
+	pa.ifindex = 9;
+	pa.port = htons(4795);
+	if (c->kind == PRISM_LINK_UDP4)
+		pa.local4 = htonl(0x0a000002);
+	KUNIT_ASSERT_EQ(test, prism_kd_derive(&kr, &id, kd), 0);
+	KUNIT_EXPECT_MEMEQ_COMPAT(test, kd, want, sizeof(kd));
+}
+
+/* Every other input changes the key: address, kind, ep, rights, Kr. */
+static void kd_inputs_count(struct kunit *test)
+{
+	struct crypto_aes_ctx kr, kr2;
+	struct prism_paddr pa;
+	struct prism_kd_id id = { .addr = &pa, .ep = 7, .rights = 3 };
+	u8 base[PRISM_KEY_LEN], kd[PRISM_KEY_LEN], k2[PRISM_KEY_LEN] = { 1 };
+
+	t_kr(test, &kr);
+	KUNIT_ASSERT_EQ(test, aes_expandkey(&kr2, k2, sizeof(k2)), 0);
+	t_kd_addr(&t_kd_cases[0], &pa);
+	KUNIT_ASSERT_EQ(test, prism_kd_derive(&kr, &id, base), 0);
+
+	pa.mac[5] ^= 1;
+	KUNIT_ASSERT_EQ(test, prism_kd_derive(&kr, &id, kd), 0);
+	KUNIT_EXPECT_NE(test, memcmp(kd, base, sizeof(kd)), 0);
+	pa.mac[5] ^= 1;
+	/* The same 6 bytes as the start of an IPv6 address. */
+	pa.kind = PRISM_LINK_UDP6;
+	KUNIT_ASSERT_EQ(test, prism_kd_derive(&kr, &id, kd), 0);
+	KUNIT_EXPECT_NE(test, memcmp(kd, base, sizeof(kd)), 0);
+	pa.kind = PRISM_LINK_ETH;
+	id.ep = 0x07000000;
+	KUNIT_ASSERT_EQ(test, prism_kd_derive(&kr, &id, kd), 0);
+	KUNIT_EXPECT_NE(test, memcmp(kd, base, sizeof(kd)), 0);
+	id.ep = 7;
+	id.rights = 3 | PRISM_KD_ADMIN;
+	KUNIT_ASSERT_EQ(test, prism_kd_derive(&kr, &id, kd), 0);
+	KUNIT_EXPECT_NE(test, memcmp(kd, base, sizeof(kd)), 0);
+	id.rights = 3;
+	KUNIT_ASSERT_EQ(test, prism_kd_derive(&kr2, &id, kd), 0);
+	KUNIT_EXPECT_NE(test, memcmp(kd, base, sizeof(kd)), 0);
+
+	pa.kind = PRISM_LINK_NONE;
+	KUNIT_EXPECT_EQ(test, prism_kd_derive(&kr, &id, kd), -EINVAL);
+}
+
+struct t_replay_case {
+	const char	*desc;
+	unsigned int	n;
+	u64		ctr[8];
+	int		want[8];
+};
+
+#define T_W	PRISM_REPLAY_BITS
+
+static const struct t_replay_case t_replay_cases[] = {
+	{ "ascending", 4, { 100, 101, 102, 103 }, { 0, 0, 0, 0 } },
+	{ "repeat of the newest", 2, { 5, 5 }, { 0, -EALREADY } },
+	{ "late arrival, then its repeat", 4, { 10, 12, 11, 11 },
+	  { 0, 0, 0, -EALREADY } },
+	{ "gap kept open", 4, { 1, 5, 3, 2 }, { 0, 0, 0, 0 } },
+	{ "oldest counter in the window", 3, { T_W, 2 * T_W - 1, T_W },
+	  { 0, 0, -EALREADY } },
+	{ "just below the window", 2, { 2 * T_W, T_W }, { 0, -ESTALE } },
+	{ "window slid past a repeat", 3, { 1, 1 + T_W, 1 },
+	  { 0, 0, -ESTALE } },
+	{ "jump of a whole window forgets", 4,
+	  { 3, 3 + 3 * T_W, 4 + 2 * T_W + 1, 4 + 2 * T_W + 1 },
+	  { 0, 0, 0, -EALREADY } },
+	{ "slot reused after the slide", 3, { 7, 7 + T_W / 2, 7 + T_W },
+	  { 0, 0, 0 } },
+	{ "counter 0 and the top of u64", 3, { 0, U64_MAX, U64_MAX },
+	  { 0, 0, -EALREADY } },
+};
+
+static void t_replay_desc(const struct t_replay_case *c, char *desc)
+{
+	strscpy(desc, c->desc, KUNIT_PARAM_DESC_SIZE);
+}
+
+KUNIT_ARRAY_PARAM(t_replay, t_replay_cases, t_replay_desc);
+
+static void replay_cases(struct kunit *test)
+{
+	const struct t_replay_case *c = test->param_value;
+	struct prism_replay w = {};
+	unsigned int i;
+
+	for (i = 0; i < c->n; i++)
+		KUNIT_EXPECT_EQ_MSG(test, prism_replay_accept(&w, c->ctr[i]),
+				    c->want[i], "step %u, counter %llu", i,
+				    c->ctr[i]);
+}
+
+/* A slide clears exactly the slots it passes: every counter of the new
+ * window is new but the ones accepted.
+ */
+static void replay_slide_clears(struct kunit *test)
+{
+	struct prism_replay w = {};
+	u64 c;
+
+	for (c = 1000; c < 1000 + T_W; c += 3)
+		KUNIT_ASSERT_EQ(test, prism_replay_accept(&w, c), 0);
+	KUNIT_ASSERT_EQ(test, prism_replay_accept(&w, 1000 + T_W + 100), 0);
+	for (c = 1000 + 101; c <= 1000 + T_W + 100; c++) {
+		int want = ((c - 1000) % 3 == 0 && c < 1000 + T_W) ||
+			   c == 1000 + T_W + 100 ? -EALREADY : 0;
+
+		KUNIT_EXPECT_EQ_MSG(test, prism_replay_accept(&w, c), want,
+				    "counter %llu", c);
+	}
+	KUNIT_EXPECT_EQ(test, prism_replay_accept(&w, 1000 + 100), -ESTALE);
+}
+
+static struct kunit_case crypt_test_cases[] = {
+	KUNIT_CASE_PARAM(gcm_vectors, t_gcm_gen_params),
+	KUNIT_CASE(gcm_tampered),
+	KUNIT_CASE(gcm_in_pieces),
+	KUNIT_CASE(gcm_matches_crypto_api),
+	KUNIT_CASE(gcm_cost),
+	KUNIT_CASE(gf128_mul_algebra),
+	KUNIT_CASE_PARAM(kd_vectors, t_kd_gen_params),
+	KUNIT_CASE(kd_inputs_count),
+	KUNIT_CASE_PARAM(replay_cases, t_replay_gen_params),
+	KUNIT_CASE(replay_slide_clears),
+	{}
+};
+
+static struct kunit_suite crypt_test_suite = {
+	.name = "prism_crypt",
+	.test_cases = crypt_test_cases,
+};
+
+kunit_test_suite(crypt_test_suite);
