@@ -1,13 +1,12 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * Cryptography of keyed regions: AES-GCM with a key per frame, derived
- * keys and the replay window (crypt.h says why GCM is composed here).
+ * keys (crypt.h says why GCM is composed here).
  *
  * Everything here runs in any context, allocates nothing and takes no
  * lock; the caller owns the state it passes.  Secrets on the stack are
  * wiped before return.
  */
-#include <linux/bitmap.h>
 #include <linux/errno.h>
 #include <linux/string.h>
 #include <crypto/algapi.h>
@@ -265,6 +264,60 @@ void prism_gcm_seal(const struct prism_gcm_key *key,
 EXPORT_SYMBOL_IF_KUNIT(prism_gcm_seal);
 
 /**
+ * prism_gcm_verify() - check a message's tag without decrypting it
+ * @key: the key
+ * @iv: the nonce
+ * @aad: associated data
+ * @aad_len: its bytes
+ * @text: ciphertext (only read)
+ * @len: its bytes
+ * @tag: the tag received
+ *
+ * Context: Any context.
+ * Return: 0, or -EBADMSG if the tag does not match.
+ */
+int prism_gcm_verify(const struct prism_gcm_key *key,
+		     const u8 iv[PRISM_GCM_IV_LEN], const u8 *aad,
+		     size_t aad_len, const u8 *text, size_t len,
+		     const u8 tag[PRISM_GCM_TAG_LEN])
+{
+	struct prism_gcm g;
+	u8 t[PRISM_GCM_TAG_LEN];
+	int bad;
+
+	prism_gcm_start(&g, key, iv);
+	prism_gcm_aad(&g, aad, aad_len);
+	prism_gcm_hash(&g, text, len);
+	prism_gcm_finish(&g, t);
+	bad = crypto_memneq(t, tag, sizeof(t));
+	memzero_explicit(t, sizeof(t));
+	return bad ? -EBADMSG : 0;
+}
+EXPORT_SYMBOL_IF_KUNIT(prism_gcm_verify);
+
+/**
+ * prism_gcm_crypt() - decrypt (or encrypt) a message in place, no tag
+ * @key: the key
+ * @iv: the nonce
+ * @buf: the text
+ * @len: its bytes
+ *
+ * Opening a message is prism_gcm_verify(), then this once it succeeded.
+ *
+ * Context: Any context.
+ */
+void prism_gcm_crypt(const struct prism_gcm_key *key,
+		     const u8 iv[PRISM_GCM_IV_LEN], u8 *buf, size_t len)
+{
+	struct prism_gcm g;
+
+	prism_gcm_start(&g, key, iv);
+	prism_gcm_xor(&g, buf, buf, len);
+	memzero_explicit(&g, sizeof(g));
+}
+EXPORT_SYMBOL_IF_KUNIT(prism_gcm_crypt);
+
+/**
  * prism_gcm_open() - check a buffer's tag, then decrypt it in place
  * @key: the key
  * @iv: the nonce
@@ -282,26 +335,13 @@ int prism_gcm_open(const struct prism_gcm_key *key,
 		   size_t aad_len, u8 *buf, size_t len,
 		   const u8 tag[PRISM_GCM_TAG_LEN])
 {
-	struct prism_gcm g, x;
-	u8 t[PRISM_GCM_TAG_LEN];
-	int bad;
+	int err = prism_gcm_verify(key, iv, aad, aad_len, buf, len, tag);
 
-	prism_gcm_start(&g, key, iv);
-	x = g;
-	prism_gcm_aad(&g, aad, aad_len);
-	prism_gcm_hash(&g, buf, len);
-	prism_gcm_finish(&g, t);
-	bad = crypto_memneq(t, tag, sizeof(t));
-	memzero_explicit(t, sizeof(t));
-	if (!bad)
-		prism_gcm_xor(&x, buf, buf, len);
-	memzero_explicit(&x, sizeof(x));
-	return bad ? -EBADMSG : 0;
+	if (!err)
+		prism_gcm_crypt(key, iv, buf, len);
+	return err;
 }
 EXPORT_SYMBOL_IF_KUNIT(prism_gcm_open);
-
-/* Second block of a derivation: what it is for and who it is for. */
-#define PRISM_KD_MAGIC	0x504b4431	/* "PKD1" */
 
 /**
  * prism_kd_derive() - the derived key of one initiator
@@ -312,8 +352,8 @@ EXPORT_SYMBOL_IF_KUNIT(prism_gcm_open);
  * Kd = AES_Kr(AES_Kr(B1) ^ B2), a CBC-MAC of two blocks, which is a
  * pseudo-random function of inputs of this one fixed length.  B1 is the
  * initiator's address: IPv6 as is, IPv4 in the first 4 bytes, a MAC in
- * the first 6, the rest zero.  B2 is "PKD1", the address kind, the rights,
- * two zero bytes, the endpoint id (big-endian) and four zero bytes.
+ * the first 6, the rest zero.  B2 is the address kind, the rights, two
+ * zero bytes, the endpoint id and the rkey (big-endian).
  *
  * Context: Any context.
  * Return: 0, or -EINVAL for an address of no kind.
@@ -337,10 +377,10 @@ int prism_kd_derive(const struct crypto_aes_ctx *kr,
 	default:
 		return -EINVAL;
 	}
-	put_unaligned_be32(PRISM_KD_MAGIC, b2);
-	b2[4] = id->addr->kind;
-	b2[5] = id->rights;
-	put_unaligned_be32(id->ep, b2 + 8);
+	b2[0] = id->addr->kind;
+	b2[1] = id->rights;
+	put_unaligned_be32(id->ep, b2 + 4);
+	put_unaligned_be64(id->rkey, b2 + 8);
 
 	aes_encrypt(kr, b, b);
 	for (i = 0; i < AES_BLOCK_SIZE; i++)
@@ -350,43 +390,3 @@ int prism_kd_derive(const struct crypto_aes_ctx *kr,
 	return 0;
 }
 EXPORT_SYMBOL_IF_KUNIT(prism_kd_derive);
-
-/**
- * prism_replay_accept() - accept a sender's counter once
- * @w: the sender's window
- * @ctr: the counter of a message whose tag was checked
- *
- * Context: Any context; the caller serializes calls on @w.
- * Return: 0 if @ctr is new (now recorded), -EALREADY if it was accepted
- * before, -ESTALE if it lies below the window (too old to tell).
- */
-int prism_replay_accept(struct prism_replay *w, u64 ctr)
-{
-	u64 shift, c;
-
-	if (!w->started) {
-		w->started = true;
-		w->top = ctr;
-		bitmap_zero(w->seen, PRISM_REPLAY_BITS);
-		__set_bit(ctr % PRISM_REPLAY_BITS, w->seen);
-		return 0;
-	}
-	if (ctr > w->top) {
-		shift = ctr - w->top;
-		if (shift >= PRISM_REPLAY_BITS) {
-			bitmap_zero(w->seen, PRISM_REPLAY_BITS);
-		} else {
-			for (c = w->top + 1; c != ctr; c++)
-				__clear_bit(c % PRISM_REPLAY_BITS, w->seen);
-		}
-		w->top = ctr;
-		__set_bit(ctr % PRISM_REPLAY_BITS, w->seen);
-		return 0;
-	}
-	if (w->top - ctr >= PRISM_REPLAY_BITS)
-		return -ESTALE;
-	if (__test_and_set_bit(ctr % PRISM_REPLAY_BITS, w->seen))
-		return -EALREADY;
-	return 0;
-}
-EXPORT_SYMBOL_IF_KUNIT(prism_replay_accept);

@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * Cryptography of keyed regions (kmod/crypt.c, pure functions tested by
- * kmod/kunit/crypt_test.c): derived keys, AES-GCM with a key chosen per
- * frame, and the replay window.  doc/SECURITY.md, "Keyed regions", says how
+ * kmod/kunit/crypt_test.c): derived keys and AES-GCM with a key chosen per
+ * frame.  doc/SECURITY.md, "Keyed regions", says how
  * they fit together.
  *
  * A keyed region has a 128-bit region key Kr that never travels.  A client
@@ -26,7 +26,6 @@
 #include <linux/types.h>
 #include <crypto/aes.h>
 #include "link.h"
-#include "prism.h"
 
 #define PRISM_KEY_LEN		16	/* AES-128: Kr and Kd */
 #define PRISM_GCM_IV_LEN	12
@@ -44,11 +43,13 @@
  *        UDP port and the interface do not count)
  * @ep: the initiator's endpoint id
  * @rights: PRISM_ACCESS_* bits, PRISM_KD_ADMIN
+ * @rkey: the region (a key is for one region, even if two share Kr)
  */
 struct prism_kd_id {
 	const struct prism_paddr	*addr;
 	u32				ep;
 	u8				rights;
+	u64				rkey;
 };
 
 /**
@@ -99,6 +100,12 @@ void prism_gcm_seal(const struct prism_gcm_key *key,
 		    const u8 iv[PRISM_GCM_IV_LEN], const u8 *aad,
 		    size_t aad_len, u8 *buf, size_t len,
 		    u8 tag[PRISM_GCM_TAG_LEN]);
+int prism_gcm_verify(const struct prism_gcm_key *key,
+		     const u8 iv[PRISM_GCM_IV_LEN], const u8 *aad,
+		     size_t aad_len, const u8 *text, size_t len,
+		     const u8 tag[PRISM_GCM_TAG_LEN]);
+void prism_gcm_crypt(const struct prism_gcm_key *key,
+		     const u8 iv[PRISM_GCM_IV_LEN], u8 *buf, size_t len);
 int prism_gcm_open(const struct prism_gcm_key *key,
 		   const u8 iv[PRISM_GCM_IV_LEN], const u8 *aad,
 		   size_t aad_len, u8 *buf, size_t len,
@@ -107,28 +114,5 @@ void prism_gf128_mul(u64 x[2], const u64 h[2]);
 
 int prism_kd_derive(const struct crypto_aes_ctx *kr,
 		    const struct prism_kd_id *id, u8 kd[PRISM_KEY_LEN]);
-
-/*
- * Replay window of one sender's message counters: the highest counter
- * accepted and which of the PRISM_REPLAY_BITS below it were.  As wide as
- * the request-id window (PRISM_WINDOW), so that every chain a client may
- * still have in flight is either new or a repeat, never "too old".
- */
-#define PRISM_REPLAY_BITS	PRISM_WINDOW
-
-/**
- * struct prism_replay - counters one sender used
- * @top: highest counter accepted
- * @seen: bit (c % PRISM_REPLAY_BITS) set: counter c, within the window
- *        below and including @top, was accepted
- * @started: a counter was accepted
- */
-struct prism_replay {
-	u64		top;
-	DECLARE_BITMAP(seen, PRISM_REPLAY_BITS);
-	bool		started;
-};
-
-int prism_replay_accept(struct prism_replay *w, u64 ctr);
 
 #endif /* _PRISM_CRYPT_H */
