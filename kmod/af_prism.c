@@ -18,6 +18,7 @@
 #include <net/addrconf.h>
 #include <net/route.h>
 #include "prism_net.h"
+#include "keyed.h"
 #include "../uapi/linux/prism_netlink.h"
 
 static int family = PRISM_DEFAULT_FAMILY;
@@ -171,6 +172,7 @@ static int prism_release(struct socket *sock)
 	/* After that grace period no receiver or timer uses these either. */
 	prism_sessions_destroy(psk);
 	prism_client_destroy(psk);
+	prism_ckeys_destroy(psk);
 
 	sock_orphan(sk);
 	sock->sk = NULL;
@@ -240,6 +242,25 @@ out:
 	return err;
 }
 
+/*
+ * The peer an address from userspace names (a sendmsg() destination, a
+ * client of PRISM_IOC_DERIVE_KEY, a target of PRISM_KEY): -EINVAL if it is
+ * too short or of another family, -ENOTCONN if psk is not bound, else
+ * prism_dst_addr().
+ */
+static int prism_name_peer(struct prism_sock *psk, const void *name, int len,
+			   struct prism_paddr *pa, u32 *ep)
+{
+	const struct sockaddr_prism *dst = name;
+
+	if (len < (int)sizeof(*dst) || dst->sprism_family != family)
+		return -EINVAL;
+	/* Pairs with bind(): the link and ep are set before bound. */
+	if (!smp_load_acquire(&psk->bound))
+		return -ENOTCONN;
+	return prism_dst_addr(psk, dst, len, pa, ep);
+}
+
 static int prism_sendmsg(struct socket *sock, struct msghdr *msg, size_t len)
 {
 	DECLARE_SOCKADDR(struct sockaddr_prism *, dst, msg->msg_name);
@@ -260,10 +281,7 @@ static int prism_sendmsg(struct socket *sock, struct msghdr *msg, size_t len)
 		return -EMSGSIZE;
 	if (len < sizeof(struct prism_chain))
 		return -EINVAL;
-	/* Pairs with bind(): the link and ep are set before bound. */
-	if (!smp_load_acquire(&psk->bound))
-		return -ENOTCONN;
-	err = prism_dst_addr(psk, dst, msg->msg_namelen, &pa, &ep);
+	err = prism_name_peer(psk, dst, msg->msg_namelen, &pa, &ep);
 	if (err)
 		return err;
 
@@ -419,10 +437,11 @@ static int prism_ioctl_reg_mr(struct prism_sock *psk, void __user *arg)
 
 	if (copy_from_user(&req, arg, sizeof(req)))
 		return -EFAULT;
-	if (req.reserved)
+	if (req.flags & ~PRISM_MR_KEYED)
 		return -EINVAL;
 	err = prism_region_register_user(&psk->mem, req.addr, req.len,
-					 req.access, &req.rkey);
+					 req.access, req.flags & PRISM_MR_KEYED,
+					 &req.rkey);
 	if (err)
 		return err;
 	if (copy_to_user(arg, &req, sizeof(req))) {
@@ -476,6 +495,42 @@ static int prism_ioctl_fl_post(struct prism_sock *psk, void __user *arg)
 	return err;
 }
 
+static int prism_ioctl_rekey(struct prism_sock *psk, void __user *arg)
+{
+	struct prism_rekey req;
+	int err;
+
+	if (copy_from_user(&req, arg, sizeof(req)))
+		return -EFAULT;
+	err = prism_region_rekey(&psk->mem, req.rkey, req.key, req.overlap_ms,
+				 &req.gen);
+	memzero_explicit(req.key, sizeof(req.key));
+	if (err)
+		return err;
+	return copy_to_user(arg, &req, sizeof(req)) ? -EFAULT : 0;
+}
+
+static int prism_ioctl_derive(struct prism_sock *psk, void __user *arg)
+{
+	struct prism_derive_key req;
+	struct prism_paddr pa;
+	u32 ep;
+	int err;
+
+	if (copy_from_user(&req, arg, sizeof(req)))
+		return -EFAULT;
+	if (req.reserved || req.addr_len > sizeof(req.addr))
+		return -EINVAL;
+	err = prism_name_peer(psk, req.addr, req.addr_len, &pa, &ep);
+	if (!err)
+		err = prism_region_derive(&psk->mem, req.rkey, &pa, ep,
+					  req.rights, req.kd, &req.gen);
+	if (!err && copy_to_user(arg, &req, sizeof(req)))
+		err = -EFAULT;
+	memzero_explicit(req.kd, sizeof(req.kd));
+	return err;
+}
+
 static int prism_ioctl_locked(struct prism_sock *psk, unsigned int cmd,
 			      unsigned long arg)
 {
@@ -500,6 +555,10 @@ static int prism_ioctl_locked(struct prism_sock *psk, unsigned int cmd,
 					       PRISM_CMD_REGION_DEL, psk->ep,
 					       &rev);
 		return err;
+	case PRISM_IOC_REKEY:
+		return prism_ioctl_rekey(psk, uarg);
+	case PRISM_IOC_DERIVE_KEY:
+		return prism_ioctl_derive(psk, uarg);
 	case PRISM_IOC_FL_CREATE:
 		return prism_ioctl_fl_create(psk, uarg);
 	case PRISM_IOC_FL_POST:
@@ -536,6 +595,27 @@ static int prism_ioctl(struct socket *sock, unsigned int cmd,
 	return err;
 }
 
+/* PRISM_KEY: attach, replace or detach a derived key (keyed.c). */
+static int prism_setsockopt_key(struct prism_sock *psk, sockptr_t optval,
+				unsigned int optlen)
+{
+	struct prism_paddr pa;
+	struct prism_key uk;
+	u32 ep;
+	int err;
+
+	if (optlen != sizeof(uk))
+		return -EINVAL;
+	if (copy_from_sockptr(&uk, optval, sizeof(uk)))
+		return -EFAULT;
+	err = uk.addr_len > sizeof(uk.addr) ? -EINVAL :
+	      prism_name_peer(psk, uk.addr, uk.addr_len, &pa, &ep);
+	if (!err)
+		err = prism_ckey_set(psk, &pa, ep, &uk);
+	memzero_explicit(&uk, sizeof(uk));
+	return err;
+}
+
 static int prism_setsockopt(struct socket *sock, int level, int optname,
 			    sockptr_t optval, unsigned int optlen)
 {
@@ -544,6 +624,8 @@ static int prism_setsockopt(struct socket *sock, int level, int optname,
 
 	if (level != SOL_PRISM)
 		return -ENOPROTOOPT;
+	if (optname == PRISM_KEY)
+		return prism_setsockopt_key(psk, optval, optlen);
 	if (optlen < sizeof(int))
 		return -EINVAL;
 	if (copy_from_sockptr(&val, optval, sizeof(val)))
@@ -675,6 +757,7 @@ static int prism_create(struct net *net, struct socket *sock, int protocol,
 	psk = prism_sk(sk);
 	prism_mem_init(&psk->mem);
 	prism_client_init(psk);
+	prism_ckeys_init(psk);
 	prism_sessions_init(psk);
 	psk->serve_stamp = jiffies;
 	psk->owner = get_pid(task_tgid(current));

@@ -43,6 +43,7 @@
 #include <linux/slab.h>
 #include <linux/random.h>
 #include "client.h"
+#include "keyed.h"
 #include "trace.h"
 
 /**
@@ -139,6 +140,7 @@ static void prism_req_free(struct prism_req *req)
 	kfree_skb(req->cskb);
 	kfree(req->frame);
 	prism_req_large_free(req);
+	prism_ckey_put(req->ckey);
 	atomic_dec(&req->psk->outstanding);
 	kfree(req);
 }
@@ -165,11 +167,12 @@ u64 prism_ack_floor(struct prism_sock *psk, struct prism_peer *peer)
 }
 
 /**
- * prism_req_skb() - a frame carrying a chain's REQ or SREQ
+ * prism_req_skb() - a frame carrying a chain's REQ, SREQ or AREQ
  * @req: the chain
  * @gfp: allocation flags
  *
- * The caller fills in what changes (ack floor).
+ * The caller fills in what changes (prism_req_stamp()); an AREQ gets
+ * tailroom for its tag.
  *
  * Context: Any context @gfp allows.
  * Return: the frame, or NULL if out of memory.
@@ -178,26 +181,32 @@ struct sk_buff *prism_req_skb(const struct prism_req *req, gfp_t gfp)
 {
 	struct sk_buff *skb;
 
-	skb = prism_alloc_frame(req->frame_len, gfp);
+	skb = prism_alloc_frame(req->frame_len +
+				(req->ckey ? PRISM_GCM_TAG_LEN : 0), gfp);
 	if (skb)
 		skb_put_data(skb, req->frame, req->frame_len);
 	return skb;
 }
 
 /**
- * prism_set_floor() - put an ack floor in a chain's request
- * @req: the chain (its saved frame gets it too, for resends)
- * @skb: a frame from prism_req_skb()
+ * prism_req_stamp() - finish a transmission of a chain's request
+ * @req: the chain (its saved frame gets the floor too, for resends)
+ * @skb: a frame from prism_req_skb(), its request id set
  * @floor: from prism_ack_floor()
+ *
+ * Puts the ack floor in, then seals the frame of a keyed chain (each
+ * transmission under its own nonce).
  *
  * Context: The reqs lock held.
  */
-void prism_set_floor(struct prism_req *req, struct sk_buff *skb, u64 floor)
+void prism_req_stamp(struct prism_req *req, struct sk_buff *skb, u64 floor)
 {
 	__be64 v = cpu_to_be64(floor + req->psk->id_base);
 
 	((struct prism_whdr *)req->frame)->ack_floor = v;
 	((struct prism_whdr *)skb->data)->ack_floor = v;
+	if (req->ckey)
+		prism_req_seal(req, skb);
 }
 
 /**
@@ -325,7 +334,7 @@ static void prism_req_expired(struct prism_req *req)
 		skb = prism_req_skb(req, GFP_ATOMIC);
 	if (skb) {
 		if (!req->rx_started)
-			prism_set_floor(req, skb,
+			prism_req_stamp(req, skb,
 					prism_ack_floor(psk, req->peer));
 		/* req may be gone once the lock is dropped. */
 		to = req->dst;
@@ -461,6 +470,13 @@ int prism_client_submit(struct prism_sock *psk, const struct prism_paddr *dst,
 	}
 	req->frame_len = sizeof(*hdr) + body_len;
 	req->resp_cap = resp_len;
+	/* A chain on a keyed region is sealed, in one frame each way. */
+	err = prism_req_key(req, dst, dst_ep,
+			    req->body ?: req->frame + sizeof(*hdr), body_len);
+	if (!err && req->ckey)
+		err = prism_req_keyed_frame(req, mtu);
+	if (err)
+		goto out_req;
 	err = prism_req_large_init(req, mtu, body_len, resp_len, timeout);
 	if (err)
 		goto out_req;
@@ -495,13 +511,15 @@ int prism_client_submit(struct prism_sock *psk, const struct prism_paddr *dst,
 
 	hdr = (struct prism_whdr *)req->frame;
 	hdr->version = PRISM_WIRE_VERSION;
-	hdr->type = req->tx ? PRISM_T_SREQ : PRISM_T_REQ;
+	hdr->type = req->ckey ? PRISM_T_AREQ :
+		    req->tx ? PRISM_T_SREQ : PRISM_T_REQ;
 	hdr->nops = chain->nops;
 	hdr->status = 0;
 	hdr->dst_ep = htonl(dst_ep);
 	hdr->src_ep = htonl(psk->ep);
 	hdr->session = htonl(psk->session);
-	hdr->body_len = htons(req->frame_len - sizeof(*hdr));
+	hdr->body_len = htons(req->frame_len - sizeof(*hdr) +
+			      (req->ckey ? PRISM_GCM_TAG_LEN : 0));
 	hdr->delay = 0;
 	skb = prism_req_skb(req, GFP_KERNEL);
 	if (!skb)
@@ -539,7 +557,7 @@ int prism_client_submit(struct prism_sock *psk, const struct prism_paddr *dst,
 		psk->next_req_id++;
 		hdr->req_id = cpu_to_be64(req->id + psk->id_base);
 		((struct prism_whdr *)skb->data)->req_id = hdr->req_id;
-		prism_set_floor(req, skb, floor);
+		prism_req_stamp(req, skb, floor);
 		req->sent_at = ktime_get();
 		req->deadline = ktime_add_ms(req->sent_at, timeout);
 		req->first_sent = req->sent_at;
@@ -587,6 +605,7 @@ out_req:
 	kfree_skb(req->cskb);
 	kfree(req->frame);
 	prism_req_large_free(req);
+	prism_ckey_put(req->ckey);
 	kfree(req);
 	return err;
 }
@@ -614,14 +633,17 @@ void prism_client_response(struct prism_sock *psk, struct sk_buff *skb,
 			   const struct prism_whdr *hdr,
 			   const struct prism_paddr *src)
 {
+	const u8 *body = (const u8 *)(hdr + 1);
 	struct net *net = sock_net(&psk->sk);
 	u32 body_len = ntohs(hdr->body_len);
 	struct prism_req *req;
 	bool sample, forged;
 	u32 rtt_us = 0;
 	ktime_t now;
+	int err;
 
-	if (hdr->status > PRISM_S_MAX)
+	if (hdr->status > PRISM_S_MAX ||
+	    (hdr->type == PRISM_T_ARESP && hdr->status != PRISM_S_OK))
 		goto drop;
 	xa_lock_bh(&psk->reqs);
 	req = prism_req_of_frame(psk, hdr, src, &forged);
@@ -647,10 +669,22 @@ void prism_client_response(struct prism_sock *psk, struct sk_buff *skb,
 		prism_peer_count(psk, &req->peer->nacks);
 		return;
 	}
+	/* The answer of a keyed chain is sealed for it, and only that. */
+	if (hdr->status == PRISM_S_OK &&
+	    (req->ckey || hdr->type == PRISM_T_ARESP)) {
+		err = req->ckey ? prism_resp_open(req, skb, &hdr, &body,
+						  &body_len) : -EINVAL;
+		if (err) {
+			xa_unlock_bh(&psk->reqs);
+			if (err != -EBADMSG)
+				goto drop;
+			prism_stat_add(net, psk, PRISM_STAT_RESP_AUTH_FAILED, 1);
+			return;
+		}
+	}
 	if (hdr->status == PRISM_S_OK &&
 	    !(req->rx ? prism_req_rx_whole(req, skb, body_len) :
-			prism_fill_completion(req, (const u8 *)(hdr + 1),
-					      body_len))) {
+			prism_fill_completion(req, body, body_len))) {
 		xa_unlock_bh(&psk->reqs);
 		goto drop;
 	}

@@ -11,6 +11,8 @@
 #include "prism_net.h"
 #include "seg.h"
 
+struct prism_ckey;
+
 /**
  * struct prism_req - an outstanding chain
  * @psk: its socket
@@ -45,6 +47,9 @@
  * @held: waiting for room in a congestion window, never sent (reqs lock)
  * @held_node: in &prism_peer.held while @held
  * @local: counted in the socket's window (reqs lock)
+ * @ckey: keyed chain: the derived key it is sealed with (a reference);
+ *        NULL: a plain chain
+ * @xmits: keyed chain: transmissions sealed so far (reqs lock)
  * @wres: answer in segments: its per-op results (the completion has the
  *        rest of the body in place)
  */
@@ -81,6 +86,8 @@ struct prism_req {
 	bool			held;
 	struct list_head	held_node;
 	bool			local;
+	struct prism_ckey	*ckey;
+	u32			xmits;
 	struct prism_wres	wres[PRISM_MAX_CHAIN];
 };
 
@@ -88,7 +95,7 @@ struct prism_req {
 void prism_req_arm(struct prism_req *req, ktime_t now);
 u64 prism_ack_floor(struct prism_sock *psk, struct prism_peer *peer);
 struct sk_buff *prism_req_skb(const struct prism_req *req, gfp_t gfp);
-void prism_set_floor(struct prism_req *req, struct sk_buff *skb, u64 floor);
+void prism_req_stamp(struct prism_req *req, struct sk_buff *skb, u64 floor);
 void prism_req_unlink(struct prism_sock *psk, struct prism_req *req);
 struct prism_req *prism_req_of_frame(struct prism_sock *psk,
 				     const struct prism_whdr *hdr,

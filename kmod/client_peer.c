@@ -309,7 +309,7 @@ static void prism_req_send_held(struct prism_sock *psk, struct prism_req *req,
 	skb = prism_req_skb(req, GFP_ATOMIC);
 	if (!skb)
 		return;
-	prism_set_floor(req, skb, prism_ack_floor(psk, req->peer));
+	prism_req_stamp(req, skb, prism_ack_floor(psk, req->peer));
 	if (req->tx) {
 		prism_req_tx_first(req, &segs);
 		prism_stat_add(sock_net(&psk->sk), psk, PRISM_STAT_SEGS_SENT,

@@ -374,6 +374,13 @@ static int prism_resolve_region(struct prism_op_state *x, u32 need,
 		return PRISM_S_AUTH;
 	if ((x->region->access & need) != need)
 		return PRISM_S_ACCESS;
+	/* A keyed region: only for the chain sealed for it, within its key. */
+	if (x->region->keyed) {
+		if (x->op->rkey != x->ctx->auth_rkey)
+			return PRISM_S_AUTH;
+		if ((x->ctx->auth_rights & need) != need)
+			return PRISM_S_ACCESS;
+	}
 	*rp = x->region;
 	return PRISM_S_OK;
 }

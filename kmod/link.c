@@ -17,6 +17,7 @@
 #include <kunit/visibility.h>
 #include "prism_net.h"
 #include "link.h"
+#include "keyed.h"
 #include "seg.h"
 #include "steer.h"
 
@@ -191,6 +192,11 @@ static int prism_dispatch(struct net *net, struct sk_buff *skb,
 		else
 			prism_serve_sreq(net, skb, hdr, src);
 		return 0;
+	case PRISM_T_AREQ:
+		if (hdr->status || hdr->delay)
+			return -EINVAL;
+		prism_serve_keyed(net, skb, hdr, src);
+		return 0;
 	case PRISM_T_SEG:
 		if (body_len < sizeof(struct prism_wseg) || hdr->delay)
 			return -EINVAL;
@@ -203,6 +209,7 @@ static int prism_dispatch(struct net *net, struct sk_buff *skb,
 		dir = ((const struct prism_wgrant *)(hdr + 1))->dir;
 		break;
 	case PRISM_T_RESP:
+	case PRISM_T_ARESP:
 		break;
 	default:
 		return -EINVAL;
@@ -216,15 +223,15 @@ static int prism_dispatch(struct net *net, struct sk_buff *skb,
 			prism_serve_grant(net, skb, hdr, src);
 		return 0;
 	}
-	if (hdr->type != PRISM_T_RESP && dir != PRISM_SEG_REQ &&
-	    dir != PRISM_SEG_RESP)
+	if (hdr->type != PRISM_T_RESP && hdr->type != PRISM_T_ARESP &&
+	    dir != PRISM_SEG_REQ && dir != PRISM_SEG_RESP)
 		return -EINVAL;
 	psk = prism_frame_psk(net, src, hdr);
 	if (!psk)
 		return -EINVAL;
 	/* What a receive with SO_BUSY_POLL set polls (skb_recv_datagram()). */
 	sk_mark_napi_id(&psk->sk, skb);
-	if (hdr->type == PRISM_T_RESP)
+	if (hdr->type == PRISM_T_RESP || hdr->type == PRISM_T_ARESP)
 		prism_client_response(psk, skb, hdr, src);
 	else if (hdr->type == PRISM_T_SEG)
 		prism_client_seg(psk, skb, hdr, src);

@@ -35,6 +35,11 @@
  * state), then SEG frames carrying the REQ body; the target answers with
  * SEG frames carrying the RESP body.  The receiver of a message sends GRANT
  * frames.  SEG, SREQ and GRANT frames carry the chain's header fields.
+ *
+ * A chain on a keyed region travels in an AREQ and its answer (status OK)
+ * in an ARESP: struct prism_wauth, the REQ or RESP body encrypted, and a
+ * 16-byte AES-GCM tag over the header, the prism_wauth and the body
+ * (kmod/keyed.c, doc/SECURITY.md "Keyed regions").  Both fit one frame.
  */
 #define PRISM_WIRE_VERSION	1
 
@@ -44,6 +49,8 @@ enum prism_frame_type {
 	PRISM_T_SREQ	= 3,	/* a multi-frame request's ops, no data */
 	PRISM_T_SEG	= 4,	/* a segment of a request or response body */
 	PRISM_T_GRANT	= 5,	/* receiver of a message to its sender */
+	PRISM_T_AREQ	= 6,	/* a REQ sealed for a keyed region */
+	PRISM_T_ARESP	= 7,	/* its answer, sealed (status OK only) */
 };
 
 /**
@@ -75,6 +82,28 @@ struct prism_whdr {
 	__be64	ack_floor;
 	__be16	body_len;
 	__be16	delay;
+} __packed;
+
+/**
+ * struct prism_wauth - after &struct prism_whdr in AREQ and ARESP frames
+ * @rkey: the keyed region whose key the chain's key is derived from
+ * @xmit: AREQ: transmission of the chain, from 1 (each one is sealed
+ *        under its own nonce); ARESP: 0
+ * @time: AREQ: the client's CLOCK_REALTIME seconds (low 32 bits) when it
+ *        sealed the frame; ARESP: 0
+ * @rights: PRISM_ACCESS_* bits the chain's key was derived for
+ * @reserved: 0
+ *
+ * The nonce of a frame is its request id (8 bytes) and @xmit (4 bytes),
+ * big-endian: a client never reuses a request id, and the target answers
+ * a chain once (repeats get the same bytes from its reply cache).
+ */
+struct prism_wauth {
+	__be64	rkey;
+	__be32	xmit;
+	__be32	time;
+	u8	rights;
+	u8	reserved[7];
 } __packed;
 
 struct prism_wop {
@@ -160,6 +189,10 @@ static inline u64 prism_op_data_len(const struct prism_op *op)
  * @pages: the pages of the region
  * @mm: owner of the pinned_vm count; NULL: kernel pages (not pinned)
  * @user: user whose locked_vm is charged; NULL: not charged
+ * @keyed: only chains sealed with a key derived from @keys reach it
+ *         (PRISM_MR_KEYED; set at registration)
+ * @keys: keyed: its region keys, NULL until the first PRISM_IOC_REKEY;
+ *        readers under RCU (keyed.c)
  * @rcu: frees the region after a grace period
  */
 struct prism_region {
@@ -173,6 +206,8 @@ struct prism_region {
 	struct page		**pages;
 	struct mm_struct	*mm;
 	struct user_struct	*user;
+	bool			keyed;
+	struct prism_region_keys __rcu *keys;
 	struct rcu_head		rcu;
 };
 
@@ -229,7 +264,7 @@ void prism_mem_init(struct prism_mem *mem);
 void prism_mem_destroy(struct prism_mem *mem);
 
 int prism_region_register_user(struct prism_mem *mem, u64 uaddr, u64 len,
-			       u32 access, u64 *rkey);
+			       u32 access, bool keyed, u64 *rkey);
 int prism_region_register_pages(struct prism_mem *mem, struct page **pages,
 				unsigned int npages, u64 start, u64 len,
 				u32 access, u64 *rkey);
@@ -250,6 +285,9 @@ int prism_freelist_pop(struct prism_mem *mem, u32 id, u64 rkey, u32 len,
 /**
  * struct prism_exec_ctx - what the engine executes a chain against
  * @mem: memory of the target socket
+ * @auth_rkey: the keyed region the chain was sealed for (its AREQ); 0: a
+ *             plain chain.  Ops reach a keyed region only through it.
+ * @auth_rights: PRISM_ACCESS_* bits the chain's key grants on @auth_rkey
  * @deliver_send: deliver a SEND op's data to the target socket; returns a
  *                PRISM_S_* status.  NULL: SEND fails with PRISM_S_INVALID.
  * @priv: first argument of @deliver_send
@@ -257,6 +295,8 @@ int prism_freelist_pop(struct prism_mem *mem, u32 id, u64 rkey, u32 len,
  */
 struct prism_exec_ctx {
 	struct prism_mem	*mem;
+	u64			auth_rkey;
+	u32			auth_rights;
 	int (*deliver_send)(void *priv, const void *data, u32 len);
 	void			*priv;
 	u32			ops_failed;

@@ -181,6 +181,9 @@ struct prism_peer {
  * @serve_rate: PRISM_SERVE_RATE: chains/s, 0: unlimited
  * @serve_tokens: token bucket of @serve_rate; one chain = HZ
  * @serve_stamp: jiffies of the last refill of @serve_tokens
+ * @key_mutex: protects @keys and @nkeys
+ * @keys: client side: derived keys attached (PRISM_KEY, keyed.c)
+ * @nkeys: entries in @keys
  * @stats: counters of the socket (PRISM_STATS), &enum prism_stat order
  * @owner: process that created the socket
  * @memcg: memory cgroup of the creator: pays for the state of its clients
@@ -220,6 +223,10 @@ struct prism_sock {
 	u32			serve_rate;
 	u64			serve_tokens;
 	unsigned long		serve_stamp;
+
+	struct mutex		key_mutex;	/* keys, nkeys */
+	struct list_head	keys;
+	u32			nkeys;
 
 	atomic64_t		stats[PRISM_STAT_NR];
 	struct pid		*owner;

@@ -10,6 +10,8 @@
 #include "prism_net.h"
 #include "seg.h"
 
+struct prism_gcm_key;
+
 /*
  * Multi-frame requests one session may have in reassembly at once (a
  * client pipelining 16 WRITEs of 1 MiB has them all in flight).
@@ -102,6 +104,8 @@ struct prism_session {
  * @rx_stamp: skb->tstamp of its request frame; 0 when reassembled (its
  *            answer then reports no delay)
  * @mtu: prism_link_mtu() towards the client: larger answers are segmented
+ * @wauth: keyed chain (AREQ): its &struct prism_wauth; NULL: plain
+ * @auth_key: keyed chain: the key its answer is sealed with (keyed.c)
  */
 struct prism_chain_in {
 	const struct prism_whdr	*hdr;
@@ -112,6 +116,8 @@ struct prism_chain_in {
 	bool			admitted;
 	ktime_t			rx_stamp;
 	int			mtu;
+	const struct prism_wauth	*wauth;
+	const struct prism_gcm_key	*auth_key;
 };
 
 /* rcache.c */

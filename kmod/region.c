@@ -46,6 +46,7 @@
 #include <linux/uaccess.h>
 #include <kunit/visibility.h>
 #include "prism.h"
+#include "keyed.h"
 
 /* Free lists per socket: each can hold up to 512 KiB of kernel memory. */
 #define PRISM_MAX_FREELISTS	1024
@@ -115,6 +116,7 @@ static void prism_region_free(struct prism_region *r)
 		atomic_long_sub(r->npages, &r->user->locked_vm);
 		free_uid(r->user);
 	}
+	prism_region_keys_free(rcu_dereference_protected(r->keys, true));
 	kvfree(r->pages);
 	kfree(r);
 }
@@ -143,6 +145,8 @@ static bool prism_access_ok(u32 access)
  * @uaddr: first byte of the region in current's address space
  * @len: bytes in the region, > 0
  * @access: PRISM_ACCESS_* flags, at least one and no others
+ * @keyed: a keyed region (PRISM_MR_KEYED): no chain reaches it before
+ *         prism_region_rekey() installs its first key
  * @rkey: receives the new region's rkey (random, non-zero, unique in @mem)
  *
  * Pins the pages (FOLL_WRITE | FOLL_LONGTERM), charges them to the locked_vm
@@ -159,7 +163,7 @@ static bool prism_access_ok(u32 access)
  * * another errno of pin_user_pages_fast().
  */
 int prism_region_register_user(struct prism_mem *mem, u64 uaddr, u64 len,
-			       u32 access, u64 *rkey)
+			       u32 access, bool keyed, u64 *rkey)
 {
 	struct mm_struct *mm = current->mm;
 	unsigned long lock_limit, npages, pinned = 0;
@@ -190,6 +194,7 @@ int prism_region_register_user(struct prism_mem *mem, u64 uaddr, u64 len,
 	r->start = uaddr;
 	r->len = len;
 	r->access = access;
+	r->keyed = keyed;
 	r->first_off = offset_in_page(uaddr);
 
 	if (!capable(CAP_IPC_LOCK)) {

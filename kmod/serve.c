@@ -22,6 +22,7 @@
 #include <linux/etherdevice.h>
 #include <linux/pkt_sched.h>
 #include "rcache.h"
+#include "keyed.h"
 #include "compat.h"
 #include "trace.h"
 #include "steer.h"
@@ -172,19 +173,23 @@ void prism_refuse(struct net *net, const struct prism_whdr *hdr,
  * @op: an op of the chain (checked)
  * @only_send: cleared when @op is not a SEND
  *
- * A chain may use @psk when one of its ops names a region of @psk by a valid
- * rkey, or when it is SENDs only and @psk is open to SENDs (the caller
+ * A chain may use @psk when one of its ops names a plain region of @psk by
+ * a valid rkey, or when it is SENDs only and @psk is open to SENDs (the caller
  * checks that after the last op).
  *
  * Context: Under rcu_read_lock().
- * Return: true if @op names a region of @psk.
+ * Return: true if @op names a plain region of @psk.
  */
 bool prism_psk_authentic(struct prism_sock *psk, const struct prism_op *op,
 			 bool *only_send)
 {
+	struct prism_region *r;
+
 	if (op->opcode != PRISM_OP_SEND)
 		*only_send = false;
-	return op->rkey && prism_region_find(&psk->mem, op->rkey);
+	/* A keyed region admits sealed chains only (keyed.c). */
+	r = op->rkey ? prism_region_find(&psk->mem, op->rkey) : NULL;
+	return r && !r->keyed;
 }
 
 /**
@@ -243,6 +248,7 @@ static void prism_run_chain(struct prism_sock *psk,
 	const struct prism_whdr *hdr = in->hdr;
 	struct prism_send_target target;
 	struct prism_exec_ctx ctx = {};
+	u8 *resp = (u8 *)(rhdr + 1);
 	u64 t0 = 0;
 	int ret;
 
@@ -251,13 +257,18 @@ static void prism_run_chain(struct prism_sock *psk,
 	target.src = src;
 	target.src_ep = ntohl(hdr->src_ep);
 	ctx.mem = &psk->mem;
+	if (in->wauth) {
+		ctx.auth_rkey = be64_to_cpu(in->wauth->rkey);
+		ctx.auth_rights = in->wauth->rights;
+		resp += sizeof(*in->wauth);
+	}
 	ctx.deliver_send = prism_deliver_send;
 	ctx.priv = &target;
 
 	if (trace_prism_chain_exec_enabled())
 		t0 = ktime_get_ns();
 	ret = prism_engine_execute(&ctx, in->body, in->body_len, hdr->nops,
-				   (u8 *)(rhdr + 1), in->resp_len);
+				   resp, in->resp_len);
 	prism_stat_add(net, psk, PRISM_STAT_CHAINS_SERVED, 1);
 	if (ret < 0) {
 		rhdr->status = -ret;
@@ -309,7 +320,8 @@ void prism_serve_chain(struct prism_sock *psk, const struct prism_chain_in *in,
 	struct net *net = sock_net(&psk->sk);
 	u64 id = be64_to_cpu(hdr->req_id);
 	u64 floor = be64_to_cpu(hdr->ack_floor);
-	u32 frame_len = sizeof(*hdr) + in->resp_len;
+	u32 frame_len = sizeof(*hdr) + in->resp_len +
+			(in->auth_key ? PRISM_SEAL_OVERHEAD : 0);
 	struct prism_cached *entry, **slot;
 	struct prism_session *s;
 	struct sk_buff_head out;
@@ -401,6 +413,11 @@ again:
 		/* What the chain waited and ran here, for the client's CC. */
 		((struct prism_whdr *)entry->frame)->delay =
 			htons(prism_stamp_age_us(in->rx_stamp));
+		/* Sealed once: repeats send these bytes (one nonce). */
+		if (in->auth_key &&
+		    ((struct prism_whdr *)entry->frame)->status == PRISM_S_OK)
+			entry->len = prism_resp_seal(in, entry->frame,
+						     entry->len - sizeof(*hdr));
 	}
 	/* Whatever held the slot is below the floor (window arithmetic). */
 	prism_cached_free(s, slot);

@@ -228,6 +228,7 @@ static bool prism_steer_wanted(const struct prism_whdr *hdr)
 	switch (hdr->type) {
 	case PRISM_T_REQ:
 	case PRISM_T_SREQ:
+	case PRISM_T_AREQ:
 		return true;
 	case PRISM_T_SEG:
 		return body_len >= sizeof(struct prism_wseg) &&

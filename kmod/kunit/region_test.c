@@ -104,7 +104,8 @@ static int t_reg_user(struct t_fix *f, u64 addr, u64 len, u32 access)
 {
 	u64 rkey;
 
-	return prism_region_register_user(&f->mem, addr, len, access, &rkey);
+	return prism_region_register_user(&f->mem, addr, len, access, false,
+					  &rkey);
 }
 
 /* Arguments to prism_region_register_user() it refuses. */

@@ -277,6 +277,23 @@ int prism_local_addr(int fd, struct sockaddr_prism *sa);
  * deregistered or the socket is closed); *rkey gets its key.
  */
 int prism_reg_mr(int fd, void *addr, size_t len, __u32 access, __u64 *rkey);
+/* prism_reg_mr() with PRISM_MR_* flags (PRISM_MR_KEYED: a keyed region). */
+int prism_reg_mr_flags(int fd, void *addr, size_t len, __u32 access,
+		       __u32 flags, __u64 *rkey);
+/*
+ * Keyed regions (prism_rekey(3)).  Server: install the region key of keyed
+ * region rkey (overlap_ms: keys derived from the previous one stay valid
+ * that long), and derive the key of a client (its address as its
+ * getsockname() gives it) with PRISM_ACCESS_* rights.  Client: attach the
+ * key it was handed for region rkey at target (or detach it).
+ */
+int prism_rekey(int fd, __u64 rkey, const __u8 key[PRISM_KEY_SIZE],
+		__u32 overlap_ms, __u32 *gen);
+int prism_derive_key(int fd, __u64 rkey, const struct sockaddr_prism *client,
+		     __u32 rights, __u8 kd[PRISM_KEY_SIZE], __u32 *gen);
+int prism_attach_key(int fd, const struct sockaddr_prism *target, __u64 rkey,
+		     __u32 rights, const __u8 kd[PRISM_KEY_SIZE]);
+int prism_detach_key(int fd, const struct sockaddr_prism *target, __u64 rkey);
 /* Deregister region rkey (-EBUSY while a free list lies in it). */
 int prism_dereg_mr(int fd, __u64 rkey);
 /* Create a free list of capacity buf_size-byte buffers in region rkey. */

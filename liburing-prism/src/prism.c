@@ -61,6 +61,7 @@ const char *prism_status_str(int status)
 		[PRISM_S_TOO_BIG] = "TOO_BIG",
 		[PRISM_S_NETDOWN] = "NETDOWN",
 		[PRISM_S_ABORTED] = "ABORTED",
+		[PRISM_S_AUTH_FAILED] = "AUTH_FAILED",
 	};
 
 	if (status < 0 || status > PRISM_S_MAX || !names[status])

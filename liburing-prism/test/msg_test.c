@@ -131,6 +131,7 @@ static void test_strings(void)
 	CHECK(!strcmp(prism_status_str(PRISM_S_OK), "OK"));
 	CHECK(!strcmp(prism_status_str(PRISM_S_TIMEOUT), "TIMEOUT"));
 	CHECK(!strcmp(prism_status_str(PRISM_S_ABORTED), "ABORTED"));
+	CHECK(!strcmp(prism_status_str(PRISM_S_AUTH_FAILED), "AUTH_FAILED"));
 	CHECK(!strcmp(prism_status_str(PRISM_S_MAX + 1), "UNKNOWN"));
 	CHECK(!strcmp(prism_status_str(-1), "UNKNOWN"));
 	CHECK_EQ(prism_parse_mac("02:aB:0c:dd:ee:7F", mac), 0);

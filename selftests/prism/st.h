@@ -121,6 +121,8 @@ long long proc_ctxt_switches(pid_t pid);
 int st_dest(const struct srv_info *s, union prism_sockaddr *dst);
 /* Open a socket bound in network namespace ns (/run/netns/ns), as prism_open_spec(). */
 int open_in_netns(const char *ns, const char *ifname, __u32 ep);
+/* A packet socket (ETH_P_ALL, non-blocking) seeing every interface of ns. */
+int capture_in_netns(const char *ns);
 
 /* ------------------------------------------------------------------------
  * Client context for the test cases (cases/: one file per feature, the

@@ -8,6 +8,9 @@
 #include <sched.h>
 #include <stdlib.h>
 #include <string.h>
+#include <arpa/inet.h>
+#include <linux/if_ether.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/uio.h>
 #include <time.h>
@@ -238,7 +241,29 @@ int st_dest(const struct srv_info *s, union prism_sockaddr *dst)
 	return 0;
 }
 
-int open_in_netns(const char *ns, const char *ifname, __u32 ep)
+struct open_args {
+	const char	*ifname;
+	__u32		ep;
+};
+
+static int open_spec(const void *arg)
+{
+	const struct open_args *a = arg;
+
+	return prism_open_spec(a->ifname, a->ep);
+}
+
+static int open_capture(const void *arg)
+{
+	int fd = socket(AF_PACKET, SOCK_RAW | SOCK_NONBLOCK | SOCK_CLOEXEC,
+			htons(ETH_P_ALL));
+
+	(void)arg;
+	return fd < 0 ? -errno : fd;
+}
+
+/* Run fn(arg) in network namespace ns (/run/netns/ns): its result or -errno. */
+static int in_netns(const char *ns, int (*fn)(const void *), const void *arg)
 {
 	char path[256];
 	int self, target, fd, err;
@@ -254,7 +279,7 @@ int open_in_netns(const char *ns, const char *ifname, __u32 ep)
 		err = -errno;
 		goto out;
 	}
-	fd = prism_open_spec(ifname, ep);
+	fd = fn(arg);
 	if (setns(self, CLONE_NEWNET)) {
 		/* Cannot continue in the wrong namespace. */
 		perror("setns back");
@@ -267,6 +292,18 @@ out:
 	if (target >= 0)
 		close(target);
 	return err;
+}
+
+int open_in_netns(const char *ns, const char *ifname, __u32 ep)
+{
+	struct open_args a = { .ifname = ifname, .ep = ep };
+
+	return in_netns(ns, open_spec, &a);
+}
+
+int capture_in_netns(const char *ns)
+{
+	return in_netns(ns, open_capture, NULL);
 }
 
 /* ------------------------------------------------------------------------

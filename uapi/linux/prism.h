@@ -281,7 +281,9 @@ enum prism_status {
 	PRISM_S_TOO_BIG		= 11,	/* reply would not fit in one frame */
 	PRISM_S_NETDOWN		= 12,	/* local interface went away */
 	PRISM_S_ABORTED		= 13,	/* reserved: a local abort (not produced today) */
-	PRISM_S_MAX		= PRISM_S_ABORTED,
+	PRISM_S_AUTH_FAILED	= 14,	/* keyed region: the chain's derived key,
+					 * tag or time was refused (not run) */
+	PRISM_S_MAX		= PRISM_S_AUTH_FAILED,
 };
 
 /* Kinds of message returned by recvmsg(). */
@@ -318,13 +320,53 @@ struct prism_msg {
 #define PRISM_ACCESS_REMOTE_ATOMIC	_BITUL(2)	/* CAS */
 #define PRISM_ACCESS_ALL		(_BITUL(3) - 1)
 
+/*
+ * prism_reg_mr.flags: a keyed region.  Only chains authenticated and
+ * encrypted with a key derived from its region key reach it (prism(7),
+ * "Keyed regions"); until PRISM_IOC_REKEY installs that key, none does.
+ */
+#define PRISM_MR_KEYED		_BITUL(0)
+
 /* Register [addr, addr+len) of the caller's memory; returns rkey. */
 struct prism_reg_mr {
 	__u64	addr;
 	__u64	len;
 	__u32	access;		/* PRISM_ACCESS_* */
-	__u32	reserved;	/* must be 0 */
+	__u32	flags;		/* PRISM_MR_*; 0: a plain region */
 	__u64	rkey;		/* out */
+};
+
+/* Bytes of a region key and of a derived key (AES-128). */
+#define PRISM_KEY_SIZE		16
+
+/*
+ * Install the region key of keyed region rkey (the first one, or a new one:
+ * a rotation).  With overlap_ms (at most 60000), chains sealed with keys
+ * derived from the previous region key are still accepted for that long;
+ * with 0 they are refused at once.
+ */
+struct prism_rekey {
+	__u64	rkey;
+	__u8	key[PRISM_KEY_SIZE];
+	__u32	overlap_ms;
+	__u32	gen;		/* out: generation of the key, from 1 */
+};
+
+/*
+ * The derived key of one client of keyed region rkey: addr is the client's
+ * endpoint address (struct sockaddr_prism or sockaddr_prism_udp, addr_len
+ * bytes, of the kind of this socket); rights are the PRISM_ACCESS_* bits
+ * its chains get (within the region's access).  The server hands kd to that
+ * client out of band; it never travels in a frame.
+ */
+struct prism_derive_key {
+	__u64	rkey;
+	__u8	addr[32];
+	__u32	addr_len;
+	__u32	rights;
+	__u32	gen;			/* out: generation of the region key */
+	__u32	reserved;		/* must be 0 */
+	__u8	kd[PRISM_KEY_SIZE];	/* out */
 };
 
 /* Create a free list of buf_size-byte buffers inside region rkey. */
@@ -353,6 +395,8 @@ struct prism_fl_post {
 #define PRISM_IOC_FL_CREATE	_IOWR(PRISM_IOC_MAGIC, 3, struct prism_fl_create)
 #define PRISM_IOC_FL_POST	_IOW(PRISM_IOC_MAGIC, 4, struct prism_fl_post)
 #define PRISM_IOC_FL_DESTROY	_IOW(PRISM_IOC_MAGIC, 5, __u32)
+#define PRISM_IOC_REKEY		_IOWR(PRISM_IOC_MAGIC, 6, struct prism_rekey)
+#define PRISM_IOC_DERIVE_KEY	_IOWR(PRISM_IOC_MAGIC, 7, struct prism_derive_key)
 
 /* Socket options at SOL_PRISM. */
 #define PRISM_TIMEOUT_MS	1	/* int: default chain deadline (ms, 1..60000) */
@@ -366,6 +410,25 @@ struct prism_fl_post {
  * default) = such chains are refused as if the endpoint did not exist.
  */
 #define PRISM_OPEN_SEND		6
+/*
+ * set: struct prism_key: chains of this socket to the endpoint addr that
+ * name region rkey are sealed with kd (a keyed region).  A new kd for the
+ * same endpoint and rkey replaces the old one; PRISM_KEY_DETACH removes it.
+ */
+#define PRISM_KEY		7
+
+/* prism_key.flags */
+#define PRISM_KEY_DETACH	_BITUL(0)
+
+struct prism_key {
+	__u8	addr[32];		/* target endpoint, as msg_name */
+	__u32	addr_len;
+	__u32	flags;			/* PRISM_KEY_* */
+	__u64	rkey;
+	__u32	rights;			/* what kd was derived for */
+	__u32	reserved;		/* must be 0 */
+	__u8	kd[PRISM_KEY_SIZE];
+};
 
 /*
  * The counters: the one list of them.  X(ID, name) for each, in the order
@@ -405,7 +468,9 @@ struct prism_fl_post {
 	X(CC_CUTS_REMOTE,	cc_cuts_remote)		/* client: target windows cut for remote delay */ \
 	X(CC_CUTS_LOCAL,	cc_cuts_local)		/* client: socket windows cut for local delay */ \
 	X(CC_CUTS_RTO,		cc_cuts_rto)		/* client: target windows cut for a retransmission timeout */ \
-	X(TX_DROPPED,		tx_dropped)		/* frames not sent: interface gone or down, no route */
+	X(TX_DROPPED,		tx_dropped)		/* frames not sent: interface gone or down, no route */ \
+	X(AUTH_FAILED,		auth_failed)		/* target: keyed chains refused (tag, key, time) */ \
+	X(RESP_AUTH_FAILED,	resp_auth_failed)	/* client: answers to keyed chains dropped (tag) */
 
 /*
  * Counters, per socket (PRISM_STATS) and per netns (/proc/net/prism): one

@@ -19,6 +19,7 @@
  *   regions.c    region / free list ioctls, DEREG_MR at the target
  *   stats.c      server CPU while idle, PRISM_STATS, /proc/net/prism
  *   udp.c        UDP mode: bind, sendmsg and getsockname addresses
+ *   keyed.c      keyed regions: sealed chains, keys, rotation, the wire
  *   registry.c   st_cases[]: every case, in the order client-all runs them
  *
  * A case returns st_failed (0 = pass); checks come from ../st.h.
@@ -119,5 +120,11 @@ int case_cpu_idle(struct client *c);
 int case_stats(struct client *c);
 /* udp.c */
 int case_udp_errno(struct client *c);
+
+/* keyed.c */
+int case_keyed_errno(struct client *c);
+int case_keyed(struct client *c);
+int case_keyed_wire(struct client *c);
+int case_keyed_rekey(struct client *c);
 
 #endif

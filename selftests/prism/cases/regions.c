@@ -37,8 +37,9 @@ int case_errno_ioctl(struct client *c)
 	mr.addr = (__u64)(uintptr_t)mem;
 	mr.len = 4096;
 	mr.access = PRISM_ACCESS_ALL;
-	mr.reserved = 1;
-	EXPECT_ERR(ioctl(fd, PRISM_IOC_REG_MR, &mr) ? -errno : 0, EINVAL, "REG_MR reserved != 0");
+	mr.flags = PRISM_MR_KEYED << 1;
+	EXPECT_ERR(ioctl(fd, PRISM_IOC_REG_MR, &mr) ? -errno : 0, EINVAL,
+		   "REG_MR with an unknown flag");
 	EXPECT_ERR(prism_reg_mr(fd, gone, 4096, PRISM_ACCESS_ALL, &rkey), EFAULT,
 		   "REG_MR of unmapped memory");
 	EXPECT_ERR(prism_reg_mr(fd, (void *)(uintptr_t)0xffff800000000000ULL, 4096,

@@ -47,5 +47,9 @@ const struct st_case st_cases[] = {
 	{ "dereg_auth", case_dereg_auth, "ops after DEREG_MR -> AUTH" },
 	{ "stats", case_stats, "PRISM_STATS and /proc/net/prism" },
 	{ "udp_errno", case_udp_errno, "UDP addresses: bind/sendmsg/getsockname errors" },
+	{ "keyed_errno", case_keyed_errno, "keyed regions: ioctl and PRISM_KEY errors, 256 keys" },
+	{ "keyed", case_keyed, "keyed regions: sealed chains, rights, unsealed chains" },
+	{ "keyed_wire", case_keyed_wire, "keyed regions: no plaintext captured, replay, tamper" },
+	{ "keyed_rekey", case_keyed_rekey, "keyed regions: wrong keys, rotation, overlap" },
 	{ NULL, NULL, NULL },
 };

@@ -59,7 +59,8 @@ declare -A pids=()
 CORE="read_direct read_indirect read_bounded write_inline write_indirect
 write_data_indirect cas_modes cas_masks cas_wide cas_indirect alloc
 alloc_empty kv_put rs_write redirect scratch conditional access_auth
-access_bounds access_pointer send no_endpoint ring_16 udp_errno"
+access_bounds access_pointer send no_endpoint ring_16 udp_errno
+keyed_errno keyed keyed_wire keyed_rekey"
 
 cleanup() {
 	local p

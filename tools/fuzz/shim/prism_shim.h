@@ -92,6 +92,7 @@ void prism_fuzz_warn(const char *cond, const char *file, int line);
 
 /* ---- compiler, misc ---- */
 #define __packed			__attribute__((packed))
+#define __rcu
 #define ____cacheline_aligned_in_smp	__attribute__((aligned(64)))
 #define __acquires(x)
 #define __releases(x)
