@@ -5,7 +5,6 @@
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
-#include <sched.h>
 #include <stdlib.h>
 #include <string.h>
 #include <arpa/inet.h>
@@ -262,48 +261,16 @@ static int open_capture(const void *arg)
 	return fd < 0 ? -errno : fd;
 }
 
-/* Run fn(arg) in network namespace ns (/run/netns/ns): its result or -errno. */
-static int in_netns(const char *ns, int (*fn)(const void *), const void *arg)
-{
-	char path[256];
-	int self, target, fd, err;
-
-	snprintf(path, sizeof(path), "/run/netns/%s", ns);
-	self = open("/proc/self/ns/net", O_RDONLY | O_CLOEXEC);
-	target = open(path, O_RDONLY | O_CLOEXEC);
-	if (self < 0 || target < 0) {
-		err = -errno;
-		goto out;
-	}
-	if (setns(target, CLONE_NEWNET)) {
-		err = -errno;
-		goto out;
-	}
-	fd = fn(arg);
-	if (setns(self, CLONE_NEWNET)) {
-		/* Cannot continue in the wrong namespace. */
-		perror("setns back");
-		exit(2);
-	}
-	err = fd;
-out:
-	if (self >= 0)
-		close(self);
-	if (target >= 0)
-		close(target);
-	return err;
-}
-
 int open_in_netns(const char *ns, const char *ifname, __u32 ep)
 {
 	struct open_args a = { .ifname = ifname, .ep = ep };
 
-	return in_netns(ns, open_spec, &a);
+	return pu_in_netns(ns, open_spec, &a);
 }
 
 int capture_in_netns(const char *ns)
 {
-	return in_netns(ns, open_capture, NULL);
+	return pu_in_netns(ns, open_capture, NULL);
 }
 
 /* ------------------------------------------------------------------------

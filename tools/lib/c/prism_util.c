@@ -4,6 +4,8 @@
 #define _GNU_SOURCE	/* clock_gettime() under -std=c11 */
 #endif
 #include <errno.h>
+#include <fcntl.h>
+#include <sched.h>
 #include <getopt.h>
 #include <inttypes.h>
 #include <math.h>
@@ -451,4 +453,35 @@ int pu_parse_opts(int argc, char **argv, const struct pu_opt *opts,
 		}
 	}
 	return optind;
+}
+
+int pu_in_netns(const char *ns, int (*fn)(const void *), const void *arg)
+{
+	char path[256];
+	int self, target, ret, err;
+
+	snprintf(path, sizeof(path), "/run/netns/%s", ns);
+	self = open("/proc/self/ns/net", O_RDONLY | O_CLOEXEC);
+	target = open(path, O_RDONLY | O_CLOEXEC);
+	if (self < 0 || target < 0) {
+		err = -errno;
+		goto out;
+	}
+	if (setns(target, CLONE_NEWNET)) {
+		err = -errno;
+		goto out;
+	}
+	ret = fn(arg);
+	if (setns(self, CLONE_NEWNET)) {
+		/* Cannot continue in the wrong namespace. */
+		perror("setns back");
+		exit(2);
+	}
+	err = ret;
+out:
+	if (self >= 0)
+		close(self);
+	if (target >= 0)
+		close(target);
+	return err;
 }

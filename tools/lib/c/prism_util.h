@@ -209,6 +209,16 @@ int pu_write_atomic(const char *path, const char *text);
 /* The first line of path into buf: 0, -errno (open) or -EINVAL (empty). */
 int pu_read_first_line(const char *path, char *buf, size_t cap);
 
+/* ---- network namespaces ---- */
+
+/*
+ * fn(arg) run in network namespace ns (/run/netns/ns), then back in the
+ * caller's: what it returned (a socket it opened stays in ns), or -errno
+ * if ns cannot be entered.  Exits if the caller's namespace cannot be
+ * entered again.
+ */
+int pu_in_netns(const char *ns, int (*fn)(const void *), const void *arg);
+
 /* ---- command-line options ---- */
 
 /*
