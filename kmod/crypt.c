@@ -9,6 +9,7 @@
  */
 #include <linux/errno.h>
 #include <linux/string.h>
+#include <linux/swab.h>
 #include <crypto/algapi.h>
 #include <kunit/visibility.h>
 #include "compat.h"
@@ -16,36 +17,95 @@
 #include "crypt.h"
 
 /*
- * GCM's reduction constant: x^128 = x^7 + x^2 + x + 1, in GCM's bit order
- * (bit 0 is the most significant bit of byte 0), as the high half.
+ * GF(2^128) multiplication without tables and without branches on data:
+ * carry-less products come from integer multiplications of operands whose
+ * set bits are four apart (so sums of up to 8 partial products stay within
+ * their 4-bit slots), Karatsuba on top.  Field elements are handled in
+ * "natural" form: word 0 holds the coefficients of x^0..x^63, bit i that of
+ * x^i; GCM's blocks hold x^0 in the most significant bit of byte 0, so a
+ * block's big-endian words are bit-reversed on the way in and out.
  */
-#define PRISM_GF128_R	0xe100000000000000ULL
+#define PRISM_M4	0x1111111111111111ULL
+
+/* Carry-less product of two values below 2^32 (63 bits). */
+static u64 prism_clmul32(u64 x, u64 y)
+{
+	u64 x0 = x & PRISM_M4, x1 = x & (PRISM_M4 << 1);
+	u64 x2 = x & (PRISM_M4 << 2), x3 = x & (PRISM_M4 << 3);
+	u64 y0 = y & PRISM_M4, y1 = y & (PRISM_M4 << 1);
+	u64 y2 = y & (PRISM_M4 << 2), y3 = y & (PRISM_M4 << 3);
+	u64 z0, z1, z2, z3;
+
+	z0 = (x0 * y0) ^ (x1 * y3) ^ (x2 * y2) ^ (x3 * y1);
+	z1 = (x0 * y1) ^ (x1 * y0) ^ (x2 * y3) ^ (x3 * y2);
+	z2 = (x0 * y2) ^ (x1 * y1) ^ (x2 * y0) ^ (x3 * y3);
+	z3 = (x0 * y3) ^ (x1 * y2) ^ (x2 * y1) ^ (x3 * y0);
+	return (z0 & PRISM_M4) | (z1 & (PRISM_M4 << 1)) |
+	       (z2 & (PRISM_M4 << 2)) | (z3 & (PRISM_M4 << 3));
+}
+
+/* Carry-less product of two 64-bit values: r[0] low, r[1] high word. */
+static void prism_clmul64(u64 a, u64 b, u64 r[2])
+{
+	u64 a0 = (u32)a, a1 = a >> 32, b0 = (u32)b, b1 = b >> 32;
+	u64 lo = prism_clmul32(a0, b0), hi = prism_clmul32(a1, b1);
+	u64 mid = prism_clmul32(a0 ^ a1, b0 ^ b1) ^ lo ^ hi;
+
+	r[0] = lo ^ (mid << 32);
+	r[1] = hi ^ (mid >> 32);
+}
+
+/* x = x * h mod x^128 + x^7 + x^2 + x + 1, both in natural form. */
+static void prism_gf128_mul_nat(u64 x[2], const u64 h[2])
+{
+	u64 l[2], hh[2], m[2], t0, t1, o;
+
+	prism_clmul64(x[0], h[0], l);
+	prism_clmul64(x[1], h[1], hh);
+	prism_clmul64(x[0] ^ x[1], h[0] ^ h[1], m);
+	m[0] ^= l[0] ^ hh[0];
+	m[1] ^= l[1] ^ hh[1];
+	/* The product: hh[1] hh[0]^m[1] l[1]^m[0] l[0], high word first. */
+	t0 = hh[0] ^ m[1];
+	t1 = hh[1];
+	/* x^128 = x^7 + x^2 + x + 1, folded twice (the second fold is small). */
+	o = (t1 >> 63) ^ (t1 >> 62) ^ (t1 >> 57);
+	x[0] = l[0] ^ t0 ^ (t0 << 1) ^ (t0 << 2) ^ (t0 << 7) ^
+	       o ^ (o << 1) ^ (o << 2) ^ (o << 7);
+	x[1] = l[1] ^ m[0] ^ t1 ^ (t1 << 1 | t0 >> 63) ^ (t1 << 2 | t0 >> 62) ^
+	       (t1 << 7 | t0 >> 57);
+}
+
+/* The bits of a word in reverse order. */
+static u64 prism_rev64(u64 x)
+{
+	x = ((x >> 1) & 0x5555555555555555ULL) |
+	    ((x & 0x5555555555555555ULL) << 1);
+	x = ((x >> 2) & 0x3333333333333333ULL) |
+	    ((x & 0x3333333333333333ULL) << 2);
+	x = ((x >> 4) & 0x0f0f0f0f0f0f0f0fULL) |
+	    ((x & 0x0f0f0f0f0f0f0f0fULL) << 4);
+	return swab64(x);
+}
 
 /**
  * prism_gf128_mul() - x = x * h in GF(2^128), GCM's representation
  * @x: a block as two big-endian halves (x[0] holds bytes 0..7); the result
  * @h: the other factor, the same way
  *
- * Algorithm 1 of NIST SP 800-38D, one bit of @x per step, with masks
- * instead of branches: the time taken does not depend on the values.
+ * The time taken does not depend on the values (no tables, no branches).
  *
  * Context: Any context.
  */
 void prism_gf128_mul(u64 x[2], const u64 h[2])
 {
-	u64 z0 = 0, z1 = 0, v0 = h[0], v1 = h[1], m, r;
-	unsigned int i;
+	u64 hn[2] = { prism_rev64(h[0]), prism_rev64(h[1]) };
 
-	for (i = 0; i < 128; i++) {
-		m = -((x[i / 64] >> (63 - i % 64)) & 1);
-		z0 ^= v0 & m;
-		z1 ^= v1 & m;
-		r = -(v1 & 1) & PRISM_GF128_R;
-		v1 = (v1 >> 1) | (v0 << 63);
-		v0 = (v0 >> 1) ^ r;
-	}
-	x[0] = z0;
-	x[1] = z1;
+	x[0] = prism_rev64(x[0]);
+	x[1] = prism_rev64(x[1]);
+	prism_gf128_mul_nat(x, hn);
+	x[0] = prism_rev64(x[0]);
+	x[1] = prism_rev64(x[1]);
 }
 EXPORT_SYMBOL_IF_KUNIT(prism_gf128_mul);
 
@@ -67,8 +127,8 @@ int prism_gcm_setkey(struct prism_gcm_key *key, const u8 *k, unsigned int len)
 	if (err)
 		return err;
 	aes_encrypt(&key->aes, h, h);
-	key->h[0] = get_unaligned_be64(h);
-	key->h[1] = get_unaligned_be64(h + 8);
+	key->h[0] = prism_rev64(get_unaligned_be64(h));
+	key->h[1] = prism_rev64(get_unaligned_be64(h + 8));
 	memzero_explicit(h, sizeof(h));
 	return 0;
 }
@@ -86,11 +146,12 @@ void prism_gcm_key_wipe(struct prism_gcm_key *key)
 }
 EXPORT_SYMBOL_IF_KUNIT(prism_gcm_key_wipe);
 
+/* The GHASH state (natural form) absorbs one block. */
 static void prism_ghash_block(struct prism_gcm *g, const u8 *b)
 {
-	g->y[0] ^= get_unaligned_be64(b);
-	g->y[1] ^= get_unaligned_be64(b + 8);
-	prism_gf128_mul(g->y, g->key->h);
+	g->y[0] ^= prism_rev64(get_unaligned_be64(b));
+	g->y[1] ^= prism_rev64(get_unaligned_be64(b + 8));
+	prism_gf128_mul_nat(g->y, g->key->h);
 }
 
 /* Hash what is pending, padded with zeroes to a block. */
@@ -229,8 +290,9 @@ void prism_gcm_finish(struct prism_gcm *g, u8 tag[PRISM_GCM_TAG_LEN])
 	put_unaligned_be64(g->text_len * 8, b + 8);
 	prism_ghash_block(g, b);
 	aes_encrypt(&g->key->aes, b, g->j0);
-	put_unaligned_be64(get_unaligned_be64(b) ^ g->y[0], tag);
-	put_unaligned_be64(get_unaligned_be64(b + 8) ^ g->y[1], tag + 8);
+	put_unaligned_be64(get_unaligned_be64(b) ^ prism_rev64(g->y[0]), tag);
+	put_unaligned_be64(get_unaligned_be64(b + 8) ^ prism_rev64(g->y[1]),
+			   tag + 8);
 	memzero_explicit(b, sizeof(b));
 	memzero_explicit(g, sizeof(*g));
 }

@@ -55,7 +55,8 @@ struct prism_kd_id {
 /**
  * struct prism_gcm_key - an AES-GCM key, expanded
  * @aes: AES round keys
- * @h: GHASH key H = AES_K(0^128), as two big-endian halves
+ * @h: GHASH key H = AES_K(0^128), in crypt.c's natural form (word 0:
+ *     the coefficients of x^0..x^63)
  */
 struct prism_gcm_key {
 	struct crypto_aes_ctx	aes;
@@ -65,7 +66,7 @@ struct prism_gcm_key {
 /**
  * struct prism_gcm - one AES-GCM message being sealed or opened
  * @key: its key
- * @y: GHASH state
+ * @y: GHASH state, natural form
  * @pend: bytes of a GHASH block not yet complete
  * @npend: bytes in @pend
  * @ctr: the counter block of the next keystream block

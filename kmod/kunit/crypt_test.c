@@ -3,7 +3,7 @@
  * KUnit tests of crypt.c: AES-GCM against the test cases of the GCM
  * specification and against the crypto API's gcm(aes), tampered tags,
  * text and associated data, messages fed in pieces; GF(2^128)
- * multiplication; derived keys against fixed vectors (computed with
+ * multiplication against the specification's bit-by-bit algorithm; derived keys against fixed vectors (computed with
  * another AES implementation) and what changes them.
  */
 #include <kunit/test.h>
@@ -329,6 +329,66 @@ static void gcm_cost(struct kunit *test)
 	prism_gcm_key_wipe(&key);
 }
 
+/*
+ * The reference: Algorithm 1 of NIST SP 800-38D, one bit at a time, in
+ * GCM's representation (R = 11100001 || 0^120).
+ */
+static void t_gf128_mul_ref(u64 x[2], const u64 h[2])
+{
+	u64 z0 = 0, z1 = 0, v0 = h[0], v1 = h[1], lsb;
+	unsigned int i;
+
+	for (i = 0; i < 128; i++) {
+		if ((x[i / 64] >> (63 - i % 64)) & 1) {
+			z0 ^= v0;
+			z1 ^= v1;
+		}
+		lsb = v1 & 1;
+		v1 = (v1 >> 1) | (v0 << 63);
+		v0 >>= 1;
+		if (lsb)
+			v0 ^= 0xe100000000000000ULL;
+	}
+	x[0] = z0;
+	x[1] = z1;
+}
+
+/* The multiplication of crypt.c against the reference: edges and random. */
+static void gf128_mul_matches_reference(struct kunit *test)
+{
+	static const u64 edges[][2] = {
+		{ 0, 0 }, { 1ULL << 63, 0 }, { 0, 1 }, { 1, 0 }, { 0, 1ULL << 63 },
+		{ ~0ULL, ~0ULL }, { 0xe100000000000000ULL, 0 },
+		{ 0x8000000000000001ULL, 0x8000000000000001ULL },
+	};
+	u64 a[2], b[2], x[2], y[2];
+	unsigned int i, j;
+
+	for (i = 0; i < ARRAY_SIZE(edges); i++) {
+		for (j = 0; j < ARRAY_SIZE(edges); j++) {
+			memcpy(x, edges[i], sizeof(x));
+			memcpy(y, edges[i], sizeof(y));
+			prism_gf128_mul(x, edges[j]);
+			t_gf128_mul_ref(y, edges[j]);
+			KUNIT_EXPECT_EQ_MSG(test, memcmp(x, y, sizeof(x)), 0,
+					    "edges %u x %u", i, j);
+		}
+	}
+	for (i = 0; i < 2000; i++) {
+		get_random_bytes(a, sizeof(a));
+		get_random_bytes(b, sizeof(b));
+		if (i & 1)	/* sparse operands too */
+			a[i & 2 ? 0 : 1] &= 0x8000000100000001ULL;
+		memcpy(x, a, sizeof(x));
+		memcpy(y, a, sizeof(y));
+		prism_gf128_mul(x, b);
+		t_gf128_mul_ref(y, b);
+		KUNIT_ASSERT_EQ_MSG(test, memcmp(x, y, sizeof(x)), 0,
+				    "%016llx%016llx x %016llx%016llx", a[0],
+				    a[1], b[0], b[1]);
+	}
+}
+
 /* One in GCM's bit order is the block 0x80 00 .. 00. */
 static void gf128_mul_algebra(struct kunit *test)
 {
@@ -493,6 +553,7 @@ static struct kunit_case crypt_test_cases[] = {
 	KUNIT_CASE(gcm_matches_crypto_api),
 	KUNIT_CASE(gcm_cost),
 	KUNIT_CASE(gf128_mul_algebra),
+	KUNIT_CASE(gf128_mul_matches_reference),
 	KUNIT_CASE_PARAM(kd_vectors, t_kd_gen_params),
 	KUNIT_CASE(kd_inputs_count),
 	{}
