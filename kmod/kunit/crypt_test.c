@@ -3,8 +3,9 @@
  * KUnit tests of crypt.c: AES-GCM against the test cases of the GCM
  * specification and against the crypto API's gcm(aes), tampered tags,
  * text and associated data, messages fed in pieces; GF(2^128)
- * multiplication against the specification's bit-by-bit algorithm; derived keys against fixed vectors (computed with
- * another AES implementation) and what changes them.
+ * multiplication against the specification's bit-by-bit algorithm;
+ * derived keys against fixed vectors (computed with another AES
+ * implementation) and what changes them.
  */
 #include <kunit/test.h>
 #include <crypto/aead.h>
