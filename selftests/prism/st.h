@@ -160,6 +160,10 @@ void cl_chain(struct client *c, struct prism_chain_buf *ch);
  */
 const struct prism_msg *cl_exec(struct client *c, struct prism_chain_buf *ch,
 				bool want_ok);
+/* cl_exec() to another destination than the server of c. */
+const struct prism_msg *cl_exec_at(struct client *c,
+				   const struct sockaddr_prism *dst,
+				   struct prism_chain_buf *ch, bool want_ok);
 /* Execute, retrying while op alloc_idx fails with NO_BUFFER (posted
  * buffers become allocatable after an RCU grace period). */
 const struct prism_msg *cl_exec_alloc(struct client *c,

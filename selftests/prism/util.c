@@ -284,6 +284,13 @@ void cl_chain(struct client *c, struct prism_chain_buf *ch)
 const struct prism_msg *cl_exec(struct client *c, struct prism_chain_buf *ch,
 				bool want_ok)
 {
+	return cl_exec_at(c, &c->dst.eth, ch, want_ok);
+}
+
+const struct prism_msg *cl_exec_at(struct client *c,
+				   const struct sockaddr_prism *dst,
+				   struct prism_chain_buf *ch, bool want_ok)
+{
 	const struct prism_msg *m = cl_msg(c);
 	ssize_t n;
 
@@ -291,7 +298,7 @@ const struct prism_msg *cl_exec(struct client *c, struct prism_chain_buf *ch,
 		FAIL("building the chain: %s", errno_name(-prism_chain_error(ch)));
 		return NULL;
 	}
-	n = prism_execute(c->fd, &c->dst.eth, ch, c->out, sizeof(c->out));
+	n = prism_execute(c->fd, dst, ch, c->out, sizeof(c->out));
 	if (n < 0) {
 		FAIL("prism_execute: %s", errno_name((int)-n));
 		return NULL;

@@ -143,18 +143,7 @@ static int give_key(struct client *c, struct kserver *k, __u64 rkey,
 static const struct prism_msg *kexec(struct client *c, struct kserver *k,
 				     struct prism_chain_buf *ch)
 {
-	ssize_t n;
-
-	if (prism_chain_error(ch)) {
-		FAIL("building the chain: %s", errno_name(-prism_chain_error(ch)));
-		return NULL;
-	}
-	n = prism_execute(c->fd, &k->sa.eth, ch, c->out, sizeof(c->out));
-	if (n < 0) {
-		FAIL("prism_execute: %s", errno_name((int)-n));
-		return NULL;
-	}
-	return cl_msg(c);
+	return cl_exec_at(c, &k->sa.eth, ch, false);
 }
 
 static void expect_status(const struct prism_msg *m, int status,
