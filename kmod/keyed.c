@@ -25,6 +25,7 @@
  */
 #include <linux/slab.h>
 #include <linux/timekeeping.h>
+#include <kunit/visibility.h>
 #include "client.h"
 #include "compat.h"
 #include "keyed.h"
@@ -107,6 +108,22 @@ out:
 	kfree_sensitive(nk);
 	return err;
 }
+EXPORT_SYMBOL_IF_KUNIT(prism_region_rekey);
+
+/**
+ * prism_region_key_gen() - the generation of a region's key
+ * @r: the region
+ *
+ * Context: Under rcu_read_lock() (or the region's mem->lock).
+ * Return: the generation of its current region key; 0 for a plain region
+ * or a keyed one without a key yet.
+ */
+u32 prism_region_key_gen(struct prism_region *r)
+{
+	struct prism_region_keys *keys = rcu_dereference_check(r->keys, true);
+
+	return keys ? keys->gen : 0;
+}
 
 /**
  * prism_region_derive() - the derived key of one client of a keyed region
@@ -149,6 +166,7 @@ int prism_region_derive(struct prism_mem *mem, u64 rkey,
 	rcu_read_unlock();
 	return err;
 }
+EXPORT_SYMBOL_IF_KUNIT(prism_region_derive);
 
 /* ---------------------------------------------------------------------------
  * Frames.
@@ -201,11 +219,23 @@ static void prism_auth_refuse(struct net *net, struct prism_sock *psk,
 	prism_refuse(net, hdr, src, PRISM_S_AUTH_FAILED);
 }
 
-/* Whether an AREQ's tag checks under the region's key (or the old one). */
-static bool prism_areq_authentic(struct prism_region *r,
-				 const struct prism_whdr *hdr,
-				 const struct prism_paddr *src, u32 text_len,
-				 struct prism_gcm_key *key)
+/**
+ * prism_areq_authentic() - whether an AREQ was sealed for its sender
+ * @r: the keyed region it names
+ * @hdr: the frame's header, followed by its prism_wauth, text and tag
+ * @src: the sender's link address
+ * @text_len: bytes of text
+ * @key: receives the key the tag checked under (to decrypt the text)
+ *
+ * The tag must check under the key derived for the sender from the
+ * region's key, or from the previous one while a rotation's overlap lasts.
+ *
+ * Context: Under rcu_read_lock().
+ * Return: true if it does.
+ */
+bool prism_areq_authentic(struct prism_region *r, const struct prism_whdr *hdr,
+			  const struct prism_paddr *src, u32 text_len,
+			  struct prism_gcm_key *key)
 {
 	struct prism_region_keys *keys = rcu_dereference(r->keys);
 
@@ -216,6 +246,7 @@ static bool prism_areq_authentic(struct prism_region *r,
 	return keys->has_old && time_before(jiffies, keys->old_until) &&
 	       !prism_areq_verify(&keys->old, hdr, src, text_len, key);
 }
+EXPORT_SYMBOL_IF_KUNIT(prism_areq_authentic);
 
 /**
  * prism_serve_keyed() - serve one AREQ frame

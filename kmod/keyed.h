@@ -69,6 +69,7 @@ struct prism_chain_in;
 
 /* Target side: region keys. */
 void prism_region_keys_free(struct prism_region_keys *keys);
+u32 prism_region_key_gen(struct prism_region *r);
 int prism_region_rekey(struct prism_mem *mem, u64 rkey, const u8 *key,
 		       u32 overlap_ms, u32 *gen);
 int prism_region_derive(struct prism_mem *mem, u64 rkey,
@@ -76,6 +77,9 @@ int prism_region_derive(struct prism_mem *mem, u64 rkey,
 			u8 kd[PRISM_KEY_LEN], u32 *gen);
 
 /* Target side: frames. */
+bool prism_areq_authentic(struct prism_region *r, const struct prism_whdr *hdr,
+			  const struct prism_paddr *src, u32 text_len,
+			  struct prism_gcm_key *key);
 void prism_serve_keyed(struct net *net, struct sk_buff *skb,
 		       const struct prism_whdr *hdr,
 		       const struct prism_paddr *src);

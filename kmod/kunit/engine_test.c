@@ -122,6 +122,56 @@ static void read_without_read_right_is_access(struct kunit *test)
 	T_ST(test, f, 1, PRISM_S_OK);
 }
 
+/*
+ * A keyed region (keyed.c): unsealed chains do not reach it; a chain sealed
+ * for it gets the rights of its key; one sealed for another region gets
+ * AUTH there; plain regions are reached as ever.
+ */
+static void keyed_region_needs_its_sealed_chain(struct kunit *test)
+{
+	struct t_fix *f = test->priv;
+	u8 want[8];
+
+	prism_region_find(&f->mem, RK(f, RA))->keyed = true;
+	t_add_read(f->q, RK(f, RA), VA(f, RA, 0), 8);
+	t_add_write(f->q, 0, RK(f, RA), VA(f, RA, 16), "keyed!!!", 8);
+	t_add_read(f->q, RK(f, RB), VA(f, RB, 0), 8);
+	t_run_ok(test, f);
+	T_ST(test, f, 0, PRISM_S_AUTH);
+	T_ST(test, f, 1, PRISM_S_AUTH);
+	T_ST(test, f, 2, PRISM_S_OK);
+
+	/* Sealed for A with a read-only key. */
+	t_reset(f);
+	f->ctx.auth_rkey = RK(f, RA);
+	f->ctx.auth_rights = PRISM_ACCESS_REMOTE_READ;
+	t_add_read(f->q, RK(f, RA), VA(f, RA, 0), 8);
+	t_add_write(f->q, 0, RK(f, RA), VA(f, RA, 16), "keyed!!!", 8);
+	t_add_read(f->q, RK(f, RB), VA(f, RB, 0), 8);
+	t_run_ok(test, f);
+	T_ST(test, f, 0, PRISM_S_OK);
+	t_shadow(&f->r[RA], VA(f, RA, 0), want, sizeof(want));
+	KUNIT_EXPECT_MEMEQ_COMPAT(test, t_out(f, 0), want, sizeof(want));
+	T_ST(test, f, 1, PRISM_S_ACCESS);
+	T_ST(test, f, 2, PRISM_S_OK);
+
+	/* With all rights, the WRITE lands. */
+	t_reset(f);
+	f->ctx.auth_rights = PRISM_ACCESS_ALL;
+	t_add_write(f->q, 0, RK(f, RA), VA(f, RA, 16), "keyed!!!", 8);
+	t_run_ok(test, f);
+	T_ST(test, f, 0, PRISM_S_OK);
+	t_expect(&f->r[RA], VA(f, RA, 16), "keyed!!!", 8);
+
+	/* Sealed for another region: A is out of reach. */
+	t_reset(f);
+	f->ctx.auth_rkey = RK(f, RB);
+	t_add_read(f->q, RK(f, RA), VA(f, RA, 0), 8);
+	t_run_ok(test, f);
+	T_ST(test, f, 0, PRISM_S_AUTH);
+	t_check_mem(test, f);
+}
+
 static void read_indirect_follows_le_pointer(struct kunit *test)
 {
 	struct t_fix *f = test->priv;
@@ -571,6 +621,7 @@ static struct kunit_case prism_engine_cases[] = {
 	KUNIT_CASE(read_outside_region_is_access),
 	KUNIT_CASE(read_unknown_rkey_is_auth),
 	KUNIT_CASE(read_without_read_right_is_access),
+	KUNIT_CASE(keyed_region_needs_its_sealed_chain),
 	KUNIT_CASE(read_indirect_follows_le_pointer),
 	KUNIT_CASE(read_indirect_bad_pointers_are_access),
 	KUNIT_CASE(read_indirect_pointer_load_needs_read_right),
