@@ -15,6 +15,8 @@
  *                 tampered one is refused (auth_failed)
  *   keyed_rekey   a bogus key, another endpoint's key, rotation without
  *                 and with an overlap, detach
+ *   keyed_rotation  rotations every 100 ms under continuous READs: none
+ *                 fails with an overlap; without, the failures are counted
  */
 #define _GNU_SOURCE
 #include <arpa/inet.h>
@@ -22,6 +24,8 @@
 #include <ifaddrs.h>
 #include <linux/if_ether.h>
 #include <linux/if_packet.h>
+#include <pthread.h>
+#include <stdatomic.h>
 #include <stddef.h>
 #include <string.h>
 #include <sys/ioctl.h>
@@ -683,6 +687,94 @@ int case_keyed_rekey(struct client *c)
 	EXPECT_ERR(prism_detach_key(c->fd, &k.sa.eth, k.kr), 0, "detach");
 	EXPECT_ERR(prism_detach_key(c->fd, &k.sa.eth, k.kr), ENOENT, "detach twice");
 	keyed_read(c, &k, PRISM_S_NO_ENDPOINT, "READ after the key was detached");
+out:
+	prism_detach_key(c->fd, &k.sa.eth, k.kr);
+	kserver_close(&k);
+	return st_failed;
+}
+
+/* A thread running sealed READs back to back until told to stop. */
+struct rot_reader {
+	struct client		*c;
+	struct kserver		*k;
+	atomic_int		stop;
+	unsigned long		ok, auth_failed, other;
+};
+
+static void *rot_read(void *arg)
+{
+	struct rot_reader *r = arg;
+	_Alignas(8) unsigned char cb[256], out[512];
+	const struct prism_msg *m = (const void *)out;
+	struct prism_chain_buf ch;
+	__u64 ud = 1ULL << 40;
+
+	while (!atomic_load(&r->stop)) {
+		prism_chain_init(&ch, cb, sizeof(cb), ud++);
+		prism_prep_read(&ch, r->k->kr, (__u64)(uintptr_t)r->k->kmem, 8);
+		if (prism_execute(r->c->fd, &r->k->sa.eth, &ch, out, sizeof(out)) < 0)
+			r->other++;
+		else if (m->status == PRISM_S_OK)
+			r->ok++;
+		else if (m->status == PRISM_S_AUTH_FAILED)
+			r->auth_failed++;
+		else
+			r->other++;
+	}
+	return NULL;
+}
+
+/*
+ * Rotations under load: every 100 ms the server installs a new region key
+ * and, 5 ms later (the time its key distribution takes), the client gets
+ * its new key, while another thread reads without pause.  With an overlap
+ * no READ fails; without one, those sealed in the 5 ms fail (reported).
+ */
+static void rotate_under_load(struct client *c, struct kserver *k,
+			      __u32 overlap_ms, struct rot_reader *r)
+{
+	long long t0 = now_ms(), next;
+	pthread_t th;
+	unsigned int i;
+
+	memset(r, 0, sizeof(*r));
+	r->c = c;
+	r->k = k;
+	if (give_key(c, k, k->kr, PRISM_ACCESS_ALL))
+		return;
+	if (pthread_create(&th, NULL, rot_read, r)) {
+		FAIL("pthread_create");
+		return;
+	}
+	for (i = 1; i <= 10; i++) {
+		next = t0 + 100 * i;
+		while (now_ms() < next)
+			usleep(1000);	/* the rotation period is the point */
+		fill_key(k->key, 100 + i + overlap_ms);
+		EXPECT_ERR(prism_rekey(k->s, k->kr, k->key, overlap_ms, NULL), 0, "REKEY");
+		usleep(5000);		/* the key distribution's delay */
+		give_key(c, k, k->kr, PRISM_ACCESS_ALL);
+	}
+	atomic_store(&r->stop, 1);
+	pthread_join(th, NULL);
+	st_diag("overlap %u ms: %lu READs OK, %lu AUTH_FAILED, %lu other over %lld ms",
+		overlap_ms, r->ok, r->auth_failed, r->other, now_ms() - t0);
+}
+
+int case_keyed_rotation(struct client *c)
+{
+	struct rot_reader r;
+	struct kserver k;
+
+	if (kserver_open(c, &k, true))
+		goto out;
+	rotate_under_load(c, &k, 300, &r);
+	EXPECT(r.ok >= 10, "READs completed during rotations with an overlap (%lu)", r.ok);
+	EXPECT_EQ(r.auth_failed, 0, "READs refused during rotations with an overlap");
+	EXPECT_EQ(r.other, 0, "READs failing otherwise, with an overlap");
+	rotate_under_load(c, &k, 0, &r);
+	EXPECT(r.ok >= 10, "READs completed during rotations without an overlap (%lu)", r.ok);
+	EXPECT_EQ(r.other, 0, "READs failing otherwise, without an overlap");
 out:
 	prism_detach_key(c->fd, &k.sa.eth, k.kr);
 	kserver_close(&k);
