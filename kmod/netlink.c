@@ -33,6 +33,7 @@
 #include <net/genetlink.h>
 #include <net/netlink.h>
 #include "prism_net.h"
+#include "keyed.h"
 #include "prism_nl.h"
 #include "compat.h"
 #include "../uapi/linux/prism_netlink.h"
@@ -64,6 +65,11 @@ static struct netlink_range_validation prism_nl_capacity_range = {
 	.max	= PRISM_NL_FL_MAX_CAPACITY,
 };
 
+/* 60000 does not fit NLA_POLICY_MAX's s16: a full range. */
+static struct netlink_range_validation prism_nl_overlap_range = {
+	.max	= PRISM_MAX_OVERLAP_MS,
+};
+
 static struct netlink_range_validation prism_nl_post_range = {
 	.min	= 1,
 	.max	= PRISM_GENL_POST_MAX,
@@ -89,6 +95,14 @@ static const struct nla_policy prism_nl_fl_create_policy[PRISM_ATTR_MAX + 1] = {
 	[PRISM_ATTR_FL_BUF_SIZE]	= NLA_POLICY_MIN(NLA_U32, 1),
 	[PRISM_ATTR_FL_CAPACITY]	=
 		NLA_POLICY_FULL_RANGE(NLA_U32, &prism_nl_capacity_range),
+};
+
+static const struct nla_policy prism_nl_rekey_policy[PRISM_ATTR_MAX + 1] = {
+	[PRISM_ATTR_EP]			= { .type = NLA_U32 },
+	[PRISM_ATTR_RKEY]		= { .type = NLA_U64 },
+	[PRISM_ATTR_REGION_KEY]		= NLA_POLICY_EXACT_LEN(PRISM_KEY_SIZE),
+	[PRISM_ATTR_REGION_OVERLAP_MS]	=
+		NLA_POLICY_FULL_RANGE(NLA_U32, &prism_nl_overlap_range),
 };
 
 static const struct nla_policy prism_nl_fl_post_policy[PRISM_ATTR_MAX + 1] = {
@@ -277,6 +291,9 @@ static int prism_nl_fill_region(struct sk_buff *skb, struct prism_sock *psk,
 	      nla_put_u32(skb, PRISM_ATTR_REGION_ACCESS, r->access) ||
 	      nla_put_u64_64bit(skb, PRISM_ATTR_REGION_PAGES, r->npages,
 				PRISM_ATTR_PAD) ||
+	      nla_put_u8(skb, PRISM_ATTR_REGION_KEYED, r->keyed) ||
+	      nla_put_u32(skb, PRISM_ATTR_REGION_KEY_GEN,
+			  prism_region_key_gen(r)) ||
 	      (admin &&
 	       nla_put_u64_64bit(skb, PRISM_ATTR_RKEY, r->rkey,
 				 PRISM_ATTR_PAD));
@@ -760,6 +777,66 @@ void prism_nl_notify_fl(struct net *net, u8 cmd, u32 ep,
 	prism_nl_event(net, cmd, ep, prism_nl_fl_event_fill, ev);
 }
 
+/**
+ * prism_nl_rekey_doit() - install a region key of a keyed region
+ * @skb: the request (GENL_ADMIN_PERM: CAP_NET_ADMIN checked by genetlink)
+ * @info: PRISM_ATTR_EP, PRISM_ATTR_RKEY, PRISM_ATTR_REGION_KEY and
+ *        optionally PRISM_ATTR_REGION_OVERLAP_MS
+ *
+ * Context: Process context, may sleep.
+ * Return: genlmsg_reply()'s result for the reply (EP, RKEY, the new
+ * generation), or a negative errno of the checks or prism_region_rekey().
+ */
+static int prism_nl_rekey_doit(struct sk_buff *skb, struct genl_info *info)
+{
+	struct nlattr *ov = info->attrs[PRISM_ATTR_REGION_OVERLAP_MS];
+	struct prism_sock *psk;
+	struct sk_buff *msg;
+	u64 rkey;
+	u32 gen;
+	void *hdr;
+	int err;
+
+	if (prism_nl_missing(info, PRISM_ATTR_EP) ||
+	    prism_nl_missing(info, PRISM_ATTR_RKEY) ||
+	    prism_nl_missing(info, PRISM_ATTR_REGION_KEY))
+		return -EINVAL;
+	rkey = nla_get_u64(info->attrs[PRISM_ATTR_RKEY]);
+	msg = genlmsg_new(NLMSG_GOODSIZE, GFP_KERNEL);
+	if (!msg)
+		return -ENOMEM;
+	psk = prism_nl_get_sock(info);
+	if (!psk) {
+		nlmsg_free(msg);
+		return -ENOENT;
+	}
+	/* Serialised with the owner's memory ioctls, as PRISM_IOC_REKEY is. */
+	lock_sock(&psk->sk);
+	err = prism_region_rekey(&psk->mem, rkey,
+				 nla_data(info->attrs[PRISM_ATTR_REGION_KEY]),
+				 ov ? nla_get_u32(ov) : 0, &gen);
+	release_sock(&psk->sk);
+	if (err == -ENOENT)
+		NL_SET_ERR_MSG_ATTR(info->extack, info->attrs[PRISM_ATTR_RKEY],
+				    "no region with this rkey on the endpoint");
+	else if (err == -EINVAL)
+		NL_SET_ERR_MSG_ATTR(info->extack, info->attrs[PRISM_ATTR_RKEY],
+				    "the region is not keyed");
+	if (!err) {
+		hdr = genlmsg_put_reply(msg, info, &prism_genl_family, 0,
+					PRISM_CMD_REGION_REKEY);
+		if (!hdr || nla_put_u32(msg, PRISM_ATTR_EP, psk->ep) ||
+		    nla_put_u64_64bit(msg, PRISM_ATTR_RKEY, rkey,
+				      PRISM_ATTR_PAD) ||
+		    nla_put_u32(msg, PRISM_ATTR_REGION_KEY_GEN, gen))
+			err = -EMSGSIZE;
+		else
+			genlmsg_end(msg, hdr);
+	}
+	sock_put(&psk->sk);
+	return prism_nl_reply(msg, info, err);
+}
+
 static const struct genl_ops prism_genl_ops[] = {
 	{
 		.cmd	= PRISM_CMD_ENDPOINT_GET,
@@ -793,6 +870,13 @@ static const struct genl_ops prism_genl_ops[] = {
 		.flags	= GENL_ADMIN_PERM,
 		.doit	= prism_nl_fl_post_doit,
 		.policy	= prism_nl_fl_post_policy,
+		.maxattr = PRISM_ATTR_MAX,
+	},
+	{
+		.cmd	= PRISM_CMD_REGION_REKEY,
+		.flags	= GENL_ADMIN_PERM,
+		.doit	= prism_nl_rekey_doit,
+		.policy	= prism_nl_rekey_policy,
 		.maxattr = PRISM_ATTR_MAX,
 	},
 	{

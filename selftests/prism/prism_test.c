@@ -341,15 +341,26 @@ static int cmd_list(void)
 	return 0;
 }
 
+/* An endpoint that holds a socket open; with "keyed", a keyed region too. */
 static int cmd_hold(int argc, char **argv)
 {
-	int fd;
+	static const __u8 key[PRISM_KEY_SIZE] = { 1, 2, 3 };
+	__u64 rkey;
+	int fd, err;
 
 	if (argc < 3)
-		die("usage: hold IF READY", EINVAL);
+		die("usage: hold IF READY [keyed]", EINVAL);
 	fd = prism_open(argv[1], 0, 0);
 	if (fd < 0)
 		die("prism_open", fd);
+	if (argc > 3 && !strcmp(argv[3], "keyed")) {
+		err = prism_reg_mr_flags(fd, map(4096), 4096, PRISM_ACCESS_REMOTE_READ,
+					 PRISM_MR_KEYED, &rkey);
+		if (!err)
+			err = prism_rekey(fd, rkey, key, 0, NULL);
+		if (err)
+			die("keyed region", err);
+	}
 	if (pu_write_atomic(argv[2], "ready\n"))
 		die("ready file", errno);
 	for (;;)

@@ -30,6 +30,7 @@ static void usage(FILE *f)
 		"Usage: prismctl [OPTIONS] OBJECT [COMMAND [ARGS...]]\n"
 		"       prismctl [OPTIONS] endpoint show [ep EP]\n"
 		"       prismctl [OPTIONS] region show [ep EP]\n"
+		"       prismctl [OPTIONS] region rekey ep EP rkey RKEY key HEX32 [overlap MS]\n"
 		"       prismctl [OPTIONS] freelist show [ep EP [id ID]]\n"
 		"       prismctl [OPTIONS] freelist create ep EP rkey RKEY size SIZE count COUNT\n"
 		"       prismctl [OPTIONS] freelist post ep EP id ID carve START COUNT\n"

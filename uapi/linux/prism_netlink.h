@@ -53,6 +53,13 @@
  *	Reply: EP, FL_ID, FL_POSTED (buffers posted), FL_COUNT (buffers in
  *	the list afterwards).
  *
+ * PRISM_CMD_REGION_REKEY (CAP_NET_ADMIN)
+ *	Request: EP, RKEY, REGION_KEY (16 bytes; required), and
+ *	REGION_OVERLAP_MS (optional, 0 to 60000).  Installs a region key of
+ *	keyed region RKEY of endpoint EP, as the socket's ioctl
+ *	PRISM_IOC_REKEY would.  Reply: EP, RKEY, REGION_KEY_GEN.  No reply or
+ *	dump ever carries a key.
+ *
  * PRISM_CMD_STATS_GET
  *	do: the counters of the netns, those of /proc/net/prism.
  *	Reply: STATS (nest of enum prism_stats_attr), PINNED_PAGES (pages
@@ -143,6 +150,8 @@ enum prism_cmd {
 	PRISM_CMD_REGION_DEL,
 	PRISM_CMD_FREELIST_NEW,
 	PRISM_CMD_FREELIST_DEL,
+	/* A request again (added after the events). */
+	PRISM_CMD_REGION_REKEY,
 
 	__PRISM_CMD_MAX,
 	PRISM_CMD_MAX = __PRISM_CMD_MAX - 1
@@ -198,6 +207,16 @@ enum prism_attr {
 	PRISM_ATTR_UDP_PORT,		/* u16: UDP port of the endpoints */
 	PRISM_ATTR_PEER_IP,		/* binary[4|16]: remote IP address */
 	PRISM_ATTR_PEER_PORT,		/* u16: remote UDP port */
+	PRISM_ATTR_REGION_KEYED,	/* u8: 1: a keyed region (PRISM_MR_KEYED) */
+	PRISM_ATTR_REGION_KEY_GEN,	/* u32: generation of its region key,
+					 * 0 before the first; never the key
+					 */
+	PRISM_ATTR_REGION_KEY,		/* binary[16]: a region key (in
+					 * REGION_REKEY requests only)
+					 */
+	PRISM_ATTR_REGION_OVERLAP_MS,	/* u32: REGION_REKEY: old keys stay
+					 * valid this long
+					 */
 
 	__PRISM_ATTR_MAX,
 	PRISM_ATTR_MAX = __PRISM_ATTR_MAX - 1

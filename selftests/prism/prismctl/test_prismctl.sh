@@ -345,7 +345,7 @@ region_tests() {
 		"$NS_A" -j region show
 	run_ok "region show (text)" "$NS_A" region show
 	check "region show: text line" grep -Eq \
-		"^ep $EP start $A_addr len $A_len access read,write,atomic pages $PAGES rkey $A_rkey$" "$T/out"
+		"^ep $EP start $A_addr len $A_len access read,write,atomic pages $PAGES rkey $A_rkey mode plain$" "$T/out"
 	run_json "region show ep N" 'length == 1 and .[0].ep == 7' \
 		"$NS_A" -j region show ep "$EP"
 	run_fail "region show ep 999: ENOENT" 1 \
@@ -357,7 +357,51 @@ region_tests() {
 		'succeeded && jtrue "length == 1 and (.[0] | has(\"rkey\") and has(\"start\")) and .[0].rkey == null and .[0].start == null and .[0].len == (\$ENV.A_len | tonumber)"'
 	pcn "$NS_A" region show
 	check "region show as nobody (text): start and rkey hidden" eval \
-		'succeeded && grep -Eq "^ep $EP start hidden len $A_len access read,write,atomic pages $PAGES rkey hidden$" "$T/out" && ! grep -qi "${A_addr#0x}" "$T/out"'
+		'succeeded && grep -Eq "^ep $EP start hidden len $A_len access read,write,atomic pages $PAGES rkey hidden mode plain$" "$T/out" && ! grep -qi "${A_addr#0x}" "$T/out"'
+
+	# A keyed region (prism_test hold ... keyed): its mode and the
+	# generation of its key, never the key.
+	local pid
+	ip netns exec "$NS_A" "$here/../prism_test" hold va "$T/hold-keyed" keyed \
+		> "$T/hold-keyed.out" 2>&1 &
+	pid=$!
+	pids+=("$pid")
+	if ! wait_file "$T/hold-keyed" 20000 "$pid"; then
+		sed 's/^/# hold: /' "$T/hold-keyed.out"
+		not_ok "a keyed region registered"
+		return
+	fi
+	run_json "region show -j: a keyed region, key generation 1, no key" \
+		'([.[] | select(.mode == "keyed")] | length == 1 and .[0].key_gen == 1 and .[0].access == ["read"] and (.[0] | has("key") | not)) and ([.[] | select(.mode == "plain")] | length == 1)' \
+		"$NS_A" -j region show
+	run_ok "region show (text) with a keyed region" "$NS_A" region show
+	check "region show: the keyed region's line ends in mode keyed key_gen 1" \
+		grep -Eq " access read pages 1 rkey 0x[0-9a-f]+ mode keyed key_gen 1$" "$T/out"
+
+	# region rekey: a new region key over netlink (CAP_NET_ADMIN).
+	local kep krk key=000102030405060708090a0b0c0d0e0f
+	pc "$NS_A" -j region show
+	kep=$(jq -r '.[] | select(.mode == "keyed") | .ep' "$T/out")
+	krk=$(jq -r '.[] | select(.mode == "keyed") | .rkey' "$T/out")
+	run_json "region rekey: generation 2" \
+		".ep == $kep and .rkey == \"$krk\" and .key_gen == 2 and (has(\"key\") | not)" \
+		"$NS_A" -j region rekey ep "$kep" rkey "$krk" key "$key" overlap 1000
+	run_json "region show after the rekey: key_gen 2" \
+		"[.[] | select(.mode == \"keyed\")][0].key_gen == 2" "$NS_A" -j region show
+	check "the key is in no output" eval "! grep -q 0a0b0c0d '$T/out'"
+	run_fail "region rekey of a plain region" 1 "the region is not keyed" \
+		"$NS_A" region rekey ep "$EP" rkey "$A_rkey" key "$key"
+	run_fail "region rekey with a short key" 2 "'key' needs 32 hex digits" \
+		"$NS_A" region rekey ep "$kep" rkey "$krk" key 0011
+	run_fail "region rekey without a key" 2 "needs 'ep', 'rkey' and 'key'" \
+		"$NS_A" region rekey ep "$kep" rkey "$krk"
+	run_fail "region rekey with an overlap above 60 s" 1 "out of range" \
+		"$NS_A" region rekey ep "$kep" rkey "$krk" key "$key" overlap 60001
+	pcn "$NS_A" region rekey ep "$kep" rkey "$krk" key "$key"
+	check "region rekey as nobody: permission denied" \
+		failed 1 "region rekey: permission denied \(needs CAP_NET_ADMIN\)"
+	kill "$pid" 2> /dev/null
+	wait "$pid" 2> /dev/null
 }
 
 freelist_tests() {
