@@ -30,7 +30,6 @@
 #include "compat.h"
 #include "keyed.h"
 #include "rcache.h"
-#include "trace.h"
 
 /* The derived key of the frame being served, per CPU (softirq). */
 static DEFINE_PER_CPU(struct prism_gcm_key, prism_serve_key);
@@ -260,8 +259,8 @@ EXPORT_SYMBOL_IF_KUNIT(prism_areq_authentic);
  * endpoint with a keyed region of that rkey (else NO_ENDPOINT, as a plain
  * chain without a valid rkey), the time, the tag under a key derived for
  * the sender (else AUTH_FAILED).  Then the chain is decrypted in place,
- * checked like a REQ's and served (prism_serve_chain()); its answer is
- * sealed there (prism_resp_seal()).
+ * checked and served like a REQ's (prism_serve_checked()); its answer is
+ * sealed in prism_serve_chain() (prism_resp_seal()).
  *
  * Context: Softirq (the receive path), under rcu_read_lock().
  */
@@ -271,21 +270,18 @@ void prism_serve_keyed(struct net *net, struct sk_buff *skb,
 {
 	struct prism_gcm_key *key = this_cpu_ptr(&prism_serve_key);
 	u32 body_len = ntohs(hdr->body_len), text_len;
-	u64 id = be64_to_cpu(hdr->req_id);
 	struct prism_chain_in in = {};
 	const struct prism_wauth *wa;
 	u8 iv[PRISM_GCM_IV_LEN];
 	struct prism_region *r;
 	struct prism_sock *psk;
 	s32 skew;
-	int err;
 
-	trace_prism_chain_rx(hdr, src);
-	in.mtu = prism_link_mtu(net, src);
+	in.mtu = prism_req_frame_mtu(net, hdr, src);
+	if (!in.mtu)
+		return;
 	wa = (const struct prism_wauth *)(hdr + 1);
-	if (in.mtu <= (int)sizeof(*hdr) || !id ||
-	    be64_to_cpu(hdr->ack_floor) > id ||
-	    body_len < PRISM_SEAL_OVERHEAD || !wa->xmit ||
+	if (body_len < PRISM_SEAL_OVERHEAD || !wa->xmit ||
 	    memchr_inv(wa->reserved, 0, sizeof(wa->reserved))) {
 		prism_stat_add(net, NULL, PRISM_STAT_RX_DROPPED, 1);
 		return;
@@ -321,17 +317,7 @@ void prism_serve_keyed(struct net *net, struct sk_buff *skb,
 	in.rx_stamp = skb->tstamp;
 	in.wauth = wa;
 	in.auth_key = key;
-	err = prism_wire_check_work(in.body, in.body_len, hdr->nops,
-				    &in.resp_len, &in.work);
-	if (prism_refuse_unchecked(net, hdr, src, in.mtu, err, psk, true,
-				   in.resp_len))
-		goto out;
-	/* A sealed answer is one frame. */
-	if (sizeof(*hdr) + PRISM_SEAL_OVERHEAD + in.resp_len > (u32)in.mtu) {
-		prism_reply_status(net, hdr, src, PRISM_S_TOO_BIG);
-		goto out;
-	}
-	prism_serve_chain(psk, &in, src);
+	prism_serve_checked(net, psk, &in, src);
 out:
 	prism_gcm_key_wipe(key);
 }

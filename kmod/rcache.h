@@ -162,6 +162,11 @@ bool prism_refuse_unchecked(struct net *net, const struct prism_whdr *hdr,
 			    const struct prism_paddr *src, int mtu, int err,
 			    struct prism_sock *psk, bool authentic,
 			    u32 resp_len);
+int prism_req_frame_mtu(struct net *net, const struct prism_whdr *hdr,
+			const struct prism_paddr *src);
+void prism_serve_checked(struct net *net, struct prism_sock *psk,
+			 struct prism_chain_in *in,
+			 const struct prism_paddr *src);
 void prism_serve_chain(struct prism_sock *psk, const struct prism_chain_in *in,
 		       const struct prism_paddr *src);
 

@@ -505,28 +505,78 @@ void prism_serve_request(struct net *net, struct sk_buff *skb,
 		.body_len = ntohs(hdr->body_len),
 		.rx_stamp = skb->tstamp,
 	};
+
+	in.mtu = prism_req_frame_mtu(net, hdr, src);
+	if (in.mtu)
+		prism_serve_checked(net, prism_frame_psk(net, src, hdr), &in,
+				    src);
+}
+
+/**
+ * prism_req_frame_mtu() - the first check of a REQ or AREQ frame
+ * @net: network namespace of the receiving interface
+ * @hdr: the frame's header
+ * @src: link address of its sender
+ *
+ * A request needs a way back to its sender, an id and an ack floor not
+ * above it; else it is dropped (rx_dropped).
+ *
+ * Context: Softirq (the receive path), under rcu_read_lock().
+ * Return: prism_link_mtu() towards @src, or 0 if the frame was dropped.
+ */
+int prism_req_frame_mtu(struct net *net, const struct prism_whdr *hdr,
+			const struct prism_paddr *src)
+{
 	u64 id = be64_to_cpu(hdr->req_id);
-	struct prism_sock *psk;
-	int err;
+	int mtu;
 
 	trace_prism_chain_rx(hdr, src);
-	in.mtu = prism_link_mtu(net, src);
-	if (in.mtu <= (int)sizeof(*hdr) || !id ||
+	mtu = prism_link_mtu(net, src);
+	if (mtu <= (int)sizeof(*hdr) || !id ||
 	    be64_to_cpu(hdr->ack_floor) > id) {
 		prism_stat_add(net, NULL, PRISM_STAT_RX_DROPPED, 1);
+		return 0;
+	}
+	return mtu;
+}
+
+/**
+ * prism_serve_checked() - the stateless checks of a chain's body, then
+ *                         serve it
+ * @net: network namespace of the receiving interface
+ * @psk: socket of the chain's destination (prism_frame_psk()), or NULL
+ * @in: the chain: header, body (decrypted for an AREQ), rx_stamp, mtu, and
+ *      for an AREQ wauth and auth_key; resp_len and work are set here
+ * @src: link address of its sender
+ *
+ * Well formed and within PRISM_MAX_CHAIN_WORK, then a bound endpoint the
+ * chain may use (see "Trust" above: a sealed chain proved it already), an
+ * answer the link can carry (a sealed one in one frame); refusals as
+ * prism_refuse_unchecked() answers them.  Then prism_serve_chain().
+ *
+ * Context: Softirq (the receive path), under rcu_read_lock().
+ */
+void prism_serve_checked(struct net *net, struct prism_sock *psk,
+			 struct prism_chain_in *in,
+			 const struct prism_paddr *src)
+{
+	const struct prism_whdr *hdr = in->hdr;
+	int err;
+
+	err = prism_wire_check_work(in->body, in->body_len, hdr->nops,
+				    &in->resp_len, &in->work);
+	if (prism_refuse_unchecked(net, hdr, src, in->mtu, err, psk,
+				   !err && psk &&
+				   (in->wauth ||
+				    prism_chain_authentic(psk, in->body,
+							  in->body_len,
+							  hdr->nops)),
+				   in->resp_len))
+		return;
+	if (in->auth_key &&
+	    sizeof(*hdr) + PRISM_SEAL_OVERHEAD + in->resp_len > (u32)in->mtu) {
+		prism_reply_status(net, hdr, src, PRISM_S_TOO_BIG);
 		return;
 	}
-
-	/* Stateless checks first; see "Trust" above. */
-	err = prism_wire_check_work(in.body, in.body_len, hdr->nops,
-				    &in.resp_len, &in.work);
-	psk = prism_frame_psk(net, src, hdr);
-	if (prism_refuse_unchecked(net, hdr, src, in.mtu, err, psk,
-				   !err && psk &&
-				   prism_chain_authentic(psk, in.body,
-							 in.body_len,
-							 hdr->nops),
-				   in.resp_len))
-		return;
-	prism_serve_chain(psk, &in, src);
+	prism_serve_chain(psk, in, src);
 }
