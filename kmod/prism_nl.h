@@ -1,10 +1,11 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * Private to the generic netlink family: netlink.c registers it and serves
- * the endpoint, region, stats and peer commands and the events;
- * netlink_fl.c serves the free-list commands.  This header is what the
- * two share: the family, the dump walker and the single-object request
- * helpers of netlink.c, and the free-list handlers of netlink_fl.c.
+ * the endpoint, stats and peer commands and the events; netlink_fl.c
+ * serves the free-list commands, netlink_region.c the region commands.
+ * This header is what they share: the family, the dump walker and the
+ * single-object request helpers of netlink.c, and the handlers of the
+ * other two.
  */
 #ifndef _PRISM_NL_H
 #define _PRISM_NL_H
@@ -94,6 +95,10 @@ typedef int (*prism_nl_fill_one_t)(struct sk_buff *msg, struct prism_sock *psk,
 
 int prism_nl_reply_one(const struct sk_buff *req, struct genl_info *info,
 		       prism_nl_fill_one_t fill);
+
+/* netlink_region.c: PRISM_CMD_REGION_GET and _REKEY. */
+int prism_nl_region_dumpit(struct sk_buff *skb, struct netlink_callback *cb);
+int prism_nl_rekey_doit(struct sk_buff *skb, struct genl_info *info);
 
 /* netlink_fl.c: PRISM_CMD_FREELIST_GET, _CREATE and _POST. */
 int prism_nl_fl_dumpit(struct sk_buff *skb, struct netlink_callback *cb);
