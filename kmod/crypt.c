@@ -15,6 +15,7 @@
 #include "compat.h"
 #include "prism.h"
 #include "crypt.h"
+#include "crypt_simd.h"
 
 /*
  * GF(2^128) multiplication without tables and without branches on data:
@@ -88,24 +89,43 @@ static u64 prism_rev64(u64 x)
 	return swab64(x);
 }
 
+/* One AES block, with AES-NI when the caller holds the FPU. */
+static void prism_aes_block(bool simd, const struct crypto_aes_ctx *ctx,
+			    u8 *dst, const u8 *src)
+{
+	if (simd)
+		prism_simd_aes(ctx, dst, src);
+	else
+		aes_encrypt(ctx, dst, src);
+}
+
 /**
  * prism_gf128_mul() - x = x * h in GF(2^128), GCM's representation
  * @x: a block as two big-endian halves (x[0] holds bytes 0..7); the result
  * @h: the other factor, the same way
+ * @simd: use PCLMULQDQ if the FPU may be used here (else C)
  *
  * The time taken does not depend on the values (no tables, no branches).
  *
  * Context: Any context.
+ * Return: whether PCLMULQDQ computed it.
  */
-void prism_gf128_mul(u64 x[2], const u64 h[2])
+bool prism_gf128_mul(u64 x[2], const u64 h[2], bool simd)
 {
 	u64 hn[2] = { prism_rev64(h[0]), prism_rev64(h[1]) };
 
+	simd = simd && prism_simd_begin();
 	x[0] = prism_rev64(x[0]);
 	x[1] = prism_rev64(x[1]);
-	prism_gf128_mul_nat(x, hn);
+	if (simd) {
+		prism_simd_gf128_mul_nat(x, hn);
+		prism_simd_end();
+	} else {
+		prism_gf128_mul_nat(x, hn);
+	}
 	x[0] = prism_rev64(x[0]);
 	x[1] = prism_rev64(x[1]);
+	return simd;
 }
 EXPORT_SYMBOL_IF_KUNIT(prism_gf128_mul);
 
@@ -121,12 +141,16 @@ EXPORT_SYMBOL_IF_KUNIT(prism_gf128_mul);
 int prism_gcm_setkey(struct prism_gcm_key *key, const u8 *k, unsigned int len)
 {
 	u8 h[AES_BLOCK_SIZE] = {};
+	bool simd;
 	int err;
 
 	err = aes_expandkey(&key->aes, k, len);
 	if (err)
 		return err;
-	aes_encrypt(&key->aes, h, h);
+	simd = prism_simd_begin();
+	prism_aes_block(simd, &key->aes, h, h);
+	if (simd)
+		prism_simd_end();
 	key->h[0] = prism_rev64(get_unaligned_be64(h));
 	key->h[1] = prism_rev64(get_unaligned_be64(h + 8));
 	memzero_explicit(h, sizeof(h));
@@ -146,12 +170,18 @@ void prism_gcm_key_wipe(struct prism_gcm_key *key)
 }
 EXPORT_SYMBOL_IF_KUNIT(prism_gcm_key_wipe);
 
-/* The GHASH state (natural form) absorbs one block. */
-static void prism_ghash_block(struct prism_gcm *g, const u8 *b)
+/* The GHASH state (natural form) absorbs n whole blocks. */
+static void prism_ghash_blocks(struct prism_gcm *g, const u8 *b, size_t n)
 {
-	g->y[0] ^= prism_rev64(get_unaligned_be64(b));
-	g->y[1] ^= prism_rev64(get_unaligned_be64(b + 8));
-	prism_gf128_mul_nat(g->y, g->key->h);
+	if (g->simd && n) {
+		prism_simd_ghash(g->y, g->key->h, b, n);
+		return;
+	}
+	for (; n; n--, b += AES_BLOCK_SIZE) {
+		g->y[0] ^= prism_rev64(get_unaligned_be64(b));
+		g->y[1] ^= prism_rev64(get_unaligned_be64(b + 8));
+		prism_gf128_mul_nat(g->y, g->key->h);
+	}
 }
 
 /* Hash what is pending, padded with zeroes to a block. */
@@ -160,7 +190,7 @@ static void prism_ghash_flush(struct prism_gcm *g)
 	if (!g->npend)
 		return;
 	memset(g->pend + g->npend, 0, AES_BLOCK_SIZE - g->npend);
-	prism_ghash_block(g, g->pend);
+	prism_ghash_blocks(g, g->pend, 1);
 	g->npend = 0;
 }
 
@@ -176,11 +206,13 @@ static void prism_ghash_update(struct prism_gcm *g, const u8 *p, size_t len)
 		len -= n;
 		if (g->npend < AES_BLOCK_SIZE)
 			return;
-		prism_ghash_block(g, g->pend);
+		prism_ghash_blocks(g, g->pend, 1);
 		g->npend = 0;
 	}
-	for (; len >= AES_BLOCK_SIZE; p += AES_BLOCK_SIZE, len -= AES_BLOCK_SIZE)
-		prism_ghash_block(g, p);
+	n = len / AES_BLOCK_SIZE;
+	prism_ghash_blocks(g, p, n);
+	p += n * AES_BLOCK_SIZE;
+	len -= n * AES_BLOCK_SIZE;
 	memcpy(g->pend, p, len);
 	g->npend = len;
 }
@@ -261,15 +293,20 @@ EXPORT_SYMBOL_IF_KUNIT(prism_gcm_hash);
  */
 void prism_gcm_xor(struct prism_gcm *g, u8 *dst, const u8 *src, size_t len)
 {
-	size_t i;
+	size_t n;
 
-	for (i = 0; i < len; i++) {
+	while (len) {
 		if (g->ks_used == AES_BLOCK_SIZE) {
-			aes_encrypt(&g->key->aes, g->ks, g->ctr);
+			prism_aes_block(g->simd, &g->key->aes, g->ks, g->ctr);
 			prism_gcm_inc32(g->ctr);
 			g->ks_used = 0;
 		}
-		dst[i] = src[i] ^ g->ks[g->ks_used++];
+		n = min_t(size_t, len, AES_BLOCK_SIZE - g->ks_used);
+		crypto_xor_cpy(dst, src, g->ks + g->ks_used, n);
+		g->ks_used += n;
+		dst += n;
+		src += n;
+		len -= n;
 	}
 }
 EXPORT_SYMBOL_IF_KUNIT(prism_gcm_xor);
@@ -288,8 +325,8 @@ void prism_gcm_finish(struct prism_gcm *g, u8 tag[PRISM_GCM_TAG_LEN])
 	prism_ghash_flush(g);
 	put_unaligned_be64(g->aad_len * 8, b);
 	put_unaligned_be64(g->text_len * 8, b + 8);
-	prism_ghash_block(g, b);
-	aes_encrypt(&g->key->aes, b, g->j0);
+	prism_ghash_blocks(g, b, 1);
+	prism_aes_block(g->simd, &g->key->aes, b, g->j0);
 	put_unaligned_be64(get_unaligned_be64(b) ^ prism_rev64(g->y[0]), tag);
 	put_unaligned_be64(get_unaligned_be64(b + 8) ^ prism_rev64(g->y[1]),
 			   tag + 8);
@@ -316,12 +353,16 @@ void prism_gcm_seal(const struct prism_gcm_key *key,
 		    u8 tag[PRISM_GCM_TAG_LEN])
 {
 	struct prism_gcm g;
+	bool simd = prism_simd_begin();
 
 	prism_gcm_start(&g, key, iv);
+	g.simd = simd;
 	prism_gcm_aad(&g, aad, aad_len);
 	prism_gcm_xor(&g, buf, buf, len);
 	prism_gcm_hash(&g, buf, len);
 	prism_gcm_finish(&g, tag);
+	if (simd)
+		prism_simd_end();
 }
 EXPORT_SYMBOL_IF_KUNIT(prism_gcm_seal);
 
@@ -345,12 +386,16 @@ int prism_gcm_verify(const struct prism_gcm_key *key,
 {
 	struct prism_gcm g;
 	u8 t[PRISM_GCM_TAG_LEN];
+	bool simd = prism_simd_begin();
 	int bad;
 
 	prism_gcm_start(&g, key, iv);
+	g.simd = simd;
 	prism_gcm_aad(&g, aad, aad_len);
 	prism_gcm_hash(&g, text, len);
 	prism_gcm_finish(&g, t);
+	if (simd)
+		prism_simd_end();
 	bad = crypto_memneq(t, tag, sizeof(t));
 	memzero_explicit(t, sizeof(t));
 	return bad ? -EBADMSG : 0;
@@ -372,9 +417,13 @@ void prism_gcm_crypt(const struct prism_gcm_key *key,
 		     const u8 iv[PRISM_GCM_IV_LEN], u8 *buf, size_t len)
 {
 	struct prism_gcm g;
+	bool simd = prism_simd_begin();
 
 	prism_gcm_start(&g, key, iv);
+	g.simd = simd;
 	prism_gcm_xor(&g, buf, buf, len);
+	if (simd)
+		prism_simd_end();
 	memzero_explicit(&g, sizeof(g));
 }
 EXPORT_SYMBOL_IF_KUNIT(prism_gcm_crypt);
@@ -425,6 +474,7 @@ int prism_kd_derive(const struct crypto_aes_ctx *kr,
 {
 	u8 b[AES_BLOCK_SIZE] = {}, b2[AES_BLOCK_SIZE] = {};
 	unsigned int i;
+	bool simd;
 
 	switch (id->addr->kind) {
 	case PRISM_LINK_ETH:
@@ -444,10 +494,13 @@ int prism_kd_derive(const struct crypto_aes_ctx *kr,
 	put_unaligned_be32(id->ep, b2 + 4);
 	put_unaligned_be64(id->rkey, b2 + 8);
 
-	aes_encrypt(kr, b, b);
+	simd = prism_simd_begin();
+	prism_aes_block(simd, kr, b, b);
 	for (i = 0; i < AES_BLOCK_SIZE; i++)
 		b[i] ^= b2[i];
-	aes_encrypt(kr, kd, b);
+	prism_aes_block(simd, kr, kd, b);
+	if (simd)
+		prism_simd_end();
 	memzero_explicit(b, sizeof(b));
 	return 0;
 }

@@ -18,7 +18,9 @@
  * from lib/crypto (aes_expandkey(), aes_encrypt(): no allocation, no
  * module); GCM's mode and GHASH are composed here after NIST SP 800-38D and
  * checked against its published vectors and against the crypto API's
- * gcm(aes) (kunit/crypt_test.c).
+ * gcm(aes) (kunit/crypt_test.c).  Where the CPU has AES-NI and PCLMULQDQ,
+ * the one-shot functions (seal, verify, crypt, setkey, derive) use them
+ * (crypt_simd.c); the C code is the fallback and the reference.
  */
 #ifndef _PRISM_CRYPT_H
 #define _PRISM_CRYPT_H
@@ -75,6 +77,8 @@ struct prism_gcm_key {
  * @j0: the pre-counter block (encrypts the tag)
  * @aad_len: bytes of associated data hashed
  * @text_len: bytes of text hashed
+ * @simd: the caller holds the FPU: AES-NI and PCLMULQDQ (crypt_simd.h);
+ *        set by the one-shot functions, false after prism_gcm_start()
  */
 struct prism_gcm {
 	const struct prism_gcm_key	*key;
@@ -87,6 +91,7 @@ struct prism_gcm {
 	u8				j0[AES_BLOCK_SIZE];
 	u64				aad_len;
 	u64				text_len;
+	bool				simd;
 };
 
 int prism_gcm_setkey(struct prism_gcm_key *key, const u8 *k, unsigned int len);
@@ -111,7 +116,7 @@ int prism_gcm_open(const struct prism_gcm_key *key,
 		   const u8 iv[PRISM_GCM_IV_LEN], const u8 *aad,
 		   size_t aad_len, u8 *buf, size_t len,
 		   const u8 tag[PRISM_GCM_TAG_LEN]);
-void prism_gf128_mul(u64 x[2], const u64 h[2]);
+bool prism_gf128_mul(u64 x[2], const u64 h[2], bool simd);
 
 int prism_kd_derive(const struct crypto_aes_ctx *kr,
 		    const struct prism_kd_id *id, u8 kd[PRISM_KEY_LEN]);

@@ -239,6 +239,19 @@ static int t_api_seal(struct crypto_aead *tfm, const u8 *iv, const u8 *aad,
 	return err;
 }
 
+/* Seal with the streaming functions, which never use AES-NI: the C path. */
+static void t_seal_c(const struct prism_gcm_key *key, const u8 *iv,
+		     const u8 *aad, size_t naad, u8 *buf, size_t len, u8 *tag)
+{
+	struct prism_gcm g;
+
+	prism_gcm_start(&g, key, iv);
+	prism_gcm_aad(&g, aad, naad);
+	prism_gcm_xor(&g, buf, buf, len);
+	prism_gcm_hash(&g, buf, len);
+	prism_gcm_finish(&g, tag);
+}
+
 struct t_api_bufs {
 	u8	*pt, *buf, *ref;
 	u8	aad[44];
@@ -262,11 +275,18 @@ static void t_api_one(struct kunit *test, struct crypto_aead *tfm,
 			    "text of %u bytes, aad %u", len, naad);
 	KUNIT_EXPECT_EQ_MSG(test, memcmp(tag, b->ref + naad + len, sizeof(tag)),
 			    0, "tag of %u bytes, aad %u", len, naad);
+	memcpy(b->buf, b->pt, len);
+	t_seal_c(key, iv, b->aad, naad, b->buf, len, tag);
+	KUNIT_EXPECT_EQ_MSG(test, memcmp(b->buf, b->ref + naad, len), 0,
+			    "C path: text of %u bytes, aad %u", len, naad);
+	KUNIT_EXPECT_EQ_MSG(test, memcmp(tag, b->ref + naad + len, sizeof(tag)),
+			    0, "C path: tag of %u bytes, aad %u", len, naad);
 }
 
 /*
  * Random keys, nonces, texts and associated data of many lengths: the
- * same ciphertext and tag as the kernel's own gcm(aes).
+ * same ciphertext and tag as the kernel's own gcm(aes), by the one-shot
+ * functions (AES-NI where the CPU has it) and by the C path.
  */
 static void gcm_matches_crypto_api(struct kunit *test)
 {
@@ -302,32 +322,66 @@ static void gcm_matches_crypto_api(struct kunit *test)
 	crypto_free_aead(tfm);
 }
 
-/* What sealing 512 bytes costs here (a diagnostic for doc/SECURITY.md). */
+/*
+ * What a new key and sealing 512 bytes cost here, by the one-shot
+ * functions (AES-NI where the CPU has it) and by the C path (a diagnostic
+ * for doc/SECURITY.md; both give the same tag).
+ */
 static void gcm_cost(struct kunit *test)
 {
 	struct prism_gcm_key key;
 	u8 k[16] = {}, iv[PRISM_GCM_IV_LEN] = {}, tag[PRISM_GCM_TAG_LEN];
 	u8 first[PRISM_GCM_TAG_LEN];
 	u8 *buf;
-	unsigned int i, rounds = 50;
+	unsigned int i, path, rounds = 50;
 	ktime_t t0;
-	u64 ns;
+	u64 ns[2];
 
 	buf = kunit_kzalloc(test, 512, GFP_KERNEL);
 	KUNIT_ASSERT_NOT_NULL(test, buf);
-	t0 = ktime_get();
-	for (i = 0; i < rounds; i++) {
-		KUNIT_ASSERT_EQ(test, prism_gcm_setkey(&key, k, sizeof(k)), 0);
-		memset(buf, 0, 512);
-		prism_gcm_seal(&key, iv, NULL, 0, buf, 512, tag);
-		if (!i)
-			memcpy(first, tag, sizeof(tag));
-		KUNIT_ASSERT_EQ(test, memcmp(tag, first, sizeof(tag)), 0);
+	for (path = 0; path < 2; path++) {
+		t0 = ktime_get();
+		for (i = 0; i < rounds; i++) {
+			KUNIT_ASSERT_EQ(test,
+					prism_gcm_setkey(&key, k, sizeof(k)), 0);
+			memset(buf, 0, 512);
+			if (path)
+				t_seal_c(&key, iv, NULL, 0, buf, 512, tag);
+			else
+				prism_gcm_seal(&key, iv, NULL, 0, buf, 512, tag);
+			if (!i && !path)
+				memcpy(first, tag, sizeof(tag));
+			KUNIT_ASSERT_EQ(test, memcmp(tag, first, sizeof(tag)),
+					0);
+		}
+		ns[path] = div_u64(ktime_to_ns(ktime_sub(ktime_get(), t0)),
+				   rounds);
 	}
-	ns = ktime_to_ns(ktime_sub(ktime_get(), t0));
-	kunit_info(test, "setkey + seal of 512 bytes: %llu ns\n",
-		   div_u64(ns, rounds));
+	kunit_info(test,
+		   "setkey + seal of 512 bytes: %llu ns one-shot, %llu ns C path\n",
+		   ns[0], ns[1]);
 	prism_gcm_key_wipe(&key);
+}
+
+/* The two ways crypt.c multiplies: C, and PCLMULQDQ (crypt_simd.c). */
+static const bool t_paths[] = { false, true };
+
+static void t_path_desc(const bool *simd, char *desc)
+{
+	strscpy(desc, *simd ? "PCLMULQDQ" : "C", KUNIT_PARAM_DESC_SIZE);
+}
+
+KUNIT_ARRAY_PARAM(t_path, t_paths, t_path_desc);
+
+/* The path a test asks for, or skip the test where the CPU lacks it. */
+static bool t_path(struct kunit *test)
+{
+	bool simd = *(const bool *)test->param_value;
+	u64 x[2] = { 1ULL << 63, 0 }, one[2] = { 1ULL << 63, 0 };
+
+	if (simd && !prism_gf128_mul(x, one, true))
+		kunit_skip(test, "no PCLMULQDQ, or crypt_simd=0");
+	return simd;
 }
 
 /*
@@ -354,7 +408,10 @@ static void t_gf128_mul_ref(u64 x[2], const u64 h[2])
 	x[1] = z1;
 }
 
-/* The multiplication of crypt.c against the reference: edges and random. */
+/*
+ * The multiplication of crypt.c against the reference: edges and random,
+ * each path.
+ */
 static void gf128_mul_matches_reference(struct kunit *test)
 {
 	static const u64 edges[][2] = {
@@ -362,6 +419,7 @@ static void gf128_mul_matches_reference(struct kunit *test)
 		{ ~0ULL, ~0ULL }, { 0xe100000000000000ULL, 0 },
 		{ 0x8000000000000001ULL, 0x8000000000000001ULL },
 	};
+	bool simd = t_path(test);
 	u64 a[2], b[2], x[2], y[2];
 	unsigned int i, j;
 
@@ -369,7 +427,8 @@ static void gf128_mul_matches_reference(struct kunit *test)
 		for (j = 0; j < ARRAY_SIZE(edges); j++) {
 			memcpy(x, edges[i], sizeof(x));
 			memcpy(y, edges[i], sizeof(y));
-			prism_gf128_mul(x, edges[j]);
+			KUNIT_EXPECT_EQ(test, prism_gf128_mul(x, edges[j], simd),
+					simd);
 			t_gf128_mul_ref(y, edges[j]);
 			KUNIT_EXPECT_EQ_MSG(test, memcmp(x, y, sizeof(x)), 0,
 					    "edges %u x %u", i, j);
@@ -382,7 +441,7 @@ static void gf128_mul_matches_reference(struct kunit *test)
 			a[i & 2 ? 0 : 1] &= 0x8000000100000001ULL;
 		memcpy(x, a, sizeof(x));
 		memcpy(y, a, sizeof(y));
-		prism_gf128_mul(x, b);
+		prism_gf128_mul(x, b, simd);
 		t_gf128_mul_ref(y, b);
 		KUNIT_ASSERT_EQ_MSG(test, memcmp(x, y, sizeof(x)), 0,
 				    "%016llx%016llx x %016llx%016llx", a[0],
@@ -390,10 +449,11 @@ static void gf128_mul_matches_reference(struct kunit *test)
 	}
 }
 
-/* One in GCM's bit order is the block 0x80 00 .. 00. */
+/* One in GCM's bit order is the block 0x80 00 .. 00.  Each path. */
 static void gf128_mul_algebra(struct kunit *test)
 {
 	static const u64 one[2] = { 1ULL << 63, 0 };
+	bool simd = t_path(test);
 	u64 a[2], b[2], c[2], x[2], y[2], bc[2];
 	unsigned int i;
 
@@ -402,22 +462,22 @@ static void gf128_mul_algebra(struct kunit *test)
 		get_random_bytes(b, sizeof(b));
 		get_random_bytes(c, sizeof(c));
 		memcpy(x, a, sizeof(x));
-		prism_gf128_mul(x, one);
+		prism_gf128_mul(x, one, simd);
 		KUNIT_EXPECT_MEMEQ_COMPAT(test, x, a, sizeof(x));
 		memcpy(x, a, sizeof(x));
-		prism_gf128_mul(x, b);
+		prism_gf128_mul(x, b, simd);
 		memcpy(y, b, sizeof(y));
-		prism_gf128_mul(y, a);
+		prism_gf128_mul(y, a, simd);
 		KUNIT_EXPECT_MEMEQ_COMPAT(test, x, y, sizeof(x));	/* ab = ba */
 		/* a(b + c) = ab + ac */
 		bc[0] = b[0] ^ c[0];
 		bc[1] = b[1] ^ c[1];
 		memcpy(y, a, sizeof(y));
-		prism_gf128_mul(y, c);
+		prism_gf128_mul(y, c, simd);
 		x[0] ^= y[0];
 		x[1] ^= y[1];
 		memcpy(y, a, sizeof(y));
-		prism_gf128_mul(y, bc);
+		prism_gf128_mul(y, bc, simd);
 		KUNIT_EXPECT_MEMEQ_COMPAT(test, x, y, sizeof(x));
 	}
 }
@@ -553,8 +613,8 @@ static struct kunit_case crypt_test_cases[] = {
 	KUNIT_CASE(gcm_in_pieces),
 	KUNIT_CASE(gcm_matches_crypto_api),
 	KUNIT_CASE(gcm_cost),
-	KUNIT_CASE(gf128_mul_algebra),
-	KUNIT_CASE(gf128_mul_matches_reference),
+	KUNIT_CASE_PARAM(gf128_mul_algebra, t_path_gen_params),
+	KUNIT_CASE_PARAM(gf128_mul_matches_reference, t_path_gen_params),
 	KUNIT_CASE_PARAM(kd_vectors, t_kd_gen_params),
 	KUNIT_CASE(kd_inputs_count),
 	{}
