@@ -11,10 +11,14 @@
  * bytes (4096 only when the link's MTU carries it sealed) and an 8-byte
  * CAS, each plain and sealed, one at a time (prism_execute()) and 64 in
  * flight (prism_submit() / prism_wait_from()).  Every completion is
- * checked: the bytes read, the old value of the CAS.
+ * checked: the bytes read, the old value of the CAS.  With --simd-param
+ * (the module's crypt_simd parameter file), sealed chains run twice, with
+ * the CPU's AES and carry-less multiply ("keyed", the parameter set to 1
+ * before each of their segments) and with the C code ("keyedc", set to 0),
+ * interleaved like the rest.
  *
  *   bench_keyed --srv-ns NS --srv SPEC --cli SPEC [--n N] [--warmup W]
- *               [--rounds R] [--json FILE]
+ *               [--rounds R] [--json FILE] [--simd-param FILE]
  *
  * SPEC: an interface, or udp:IP (prism_open_spec()).  Run it in the
  * client's namespace.
@@ -36,6 +40,15 @@
 #define NSLOTS		BENCH_NSLOTS
 #define OUT_SIZE	8192u
 
+/* A segment's kind: the op, and plain, keyed or keyed with crypt_simd=0. */
+enum variant { V_PLAIN, V_KEYED, V_KEYEDC, NVARIANT };
+#define KIND(op, v)	((int)((op) * NVARIANT + (v)))
+#define KIND_OP(kind)	((enum opk)((kind) / NVARIANT))
+#define KIND_V(kind)	((enum variant)((kind) % NVARIANT))
+#define KIND_SIDE(kind)	(KIND_V(kind) != V_PLAIN)
+
+static const char *const variant_names[NVARIANT] = { "plain", "keyed", "keyedc" };
+
 enum opk { OP_R8, OP_R512, OP_R4096, OP_CAS, NOPK };
 
 static const char *const op_names[NOPK] = { "read8", "read512", "read4096", "cas8" };
@@ -54,7 +67,8 @@ struct client {
 	struct slot_pool	slots;
 	int			busy[NSLOTS];
 	__u32			gen[NSLOTS];
-	int			kind;		/* of the segment: op * 2 + keyed */
+	int			kind;		/* of the segment: KIND() */
+	const char		*simd_param;
 	_Alignas(8) unsigned char out[OUT_SIZE];
 };
 
@@ -124,8 +138,8 @@ static int setup(struct client *cl, const char *ns, const char *srv,
 static void build_chain(struct client *cl, unsigned int slot,
 			struct prism_chain_buf *c, void *buf, size_t cap)
 {
-	const struct side *sd = &cl->side[cl->kind & 1];
-	enum opk op = cl->kind >> 1;
+	const struct side *sd = &cl->side[KIND_SIDE(cl->kind)];
+	enum opk op = KIND_OP(cl->kind);
 	__u64 base = (uintptr_t)sd->mem;
 
 	cl->gen[slot]++;
@@ -145,8 +159,8 @@ static unsigned int check_completion(struct client *cl,
 				     const struct prism_msg *m)
 {
 	unsigned int slot = (unsigned int)(m->user_data & 0xff);
-	struct side *sd = &cl->side[cl->kind & 1];
-	enum opk op = cl->kind >> 1;
+	struct side *sd = &cl->side[KIND_SIDE(cl->kind)];
+	enum opk op = KIND_OP(cl->kind);
 	const void *p;
 	__u64 old;
 	__u32 len;
@@ -156,7 +170,7 @@ static unsigned int check_completion(struct client *cl,
 		die("unexpected completion", EPROTO);
 	if (m->status != PRISM_S_OK || prism_msg_op_status(m, 0) != PRISM_S_OK) {
 		fprintf(stderr, "bench_keyed: %s (%s) failed: %s / %s\n",
-			op_names[op], cl->kind & 1 ? "keyed" : "plain",
+			op_names[op], variant_names[KIND_V(cl->kind)],
 			prism_status_str(m->status),
 			prism_status_str(prism_msg_op_status(m, 0)));
 		exit(1);
@@ -205,6 +219,21 @@ static unsigned int wait_one(void *ctx, int kind, unsigned int *done)
 
 static const struct pipeline_ops pipeline = { start_op, wait_one };
 
+/* Sealed chains of this segment with AES-NI (1) or in C (0). */
+static void set_simd(const struct client *cl)
+{
+	FILE *f;
+
+	if (!cl->simd_param || !KIND_SIDE(cl->kind))
+		return;
+	f = fopen(cl->simd_param, "w");
+	if (!f || fputs(KIND_V(cl->kind) == V_KEYEDC ? "0\n" : "1\n", f) < 0 ||
+	    fclose(f)) {
+		fprintf(stderr, "bench_keyed: cannot write %s\n", cl->simd_param);
+		exit(1);
+	}
+}
+
 static void run_segment(void *ctx, struct bench_mode *m, unsigned long nops,
 			int record)
 {
@@ -217,6 +246,7 @@ static void run_segment(void *ctx, struct bench_mode *m, unsigned long nops,
 	ssize_t n;
 
 	cl->kind = m->kind;
+	set_simd(cl);
 	if (m->depth > 1) {
 		run_pipelined(&cl->slots, &pipeline, cl, m, nops, record);
 		return;
@@ -239,13 +269,20 @@ static void run_segment(void *ctx, struct bench_mode *m, unsigned long nops,
 		mode_segment_done(m, nops, t0);
 }
 
-#define MAX_MODES	(NOPK * 4)
+#define MAX_MODES	(NOPK * NVARIANT * 2)
 
 static char names[MAX_MODES][32];
+
+/* The plain mode of the same op and depth: 2 entries per variant before. */
+static unsigned int plain_of(const struct bench_mode *modes, unsigned int j)
+{
+	return j - 2 * KIND_V(modes[j].kind);
+}
 
 static int client(int argc, char **argv)
 {
 	const char *ns = NULL, *srv = NULL, *cli = NULL, *json = NULL;
+	const char *simd = NULL;
 	const char *synopsis = "bench_keyed --srv-ns NS --srv SPEC --cli SPEC [options]";
 	struct timeval tv = { .tv_sec = 5 };
 	long n = 4000, warmup = 30, rounds = 5;
@@ -256,7 +293,7 @@ static int client(int argc, char **argv)
 	static struct client cl;
 	struct prism_chain_buf c;
 	struct prism_stats st;
-	unsigned int nmodes = 0, o, k, d, j;
+	unsigned int nmodes = 0, nvar, o, k, d, j;
 	int s, have4k;
 	FILE *f;
 	const struct pu_opt opts[] = {
@@ -267,6 +304,8 @@ static int client(int argc, char **argv)
 		PU_OPT("warmup", warmup, "W", "warm-up chains per segment (default 30)"),
 		PU_OPT("rounds", rounds, "R", "rounds, 1 to 100 (default 5)"),
 		PU_OPT("json", json, "FILE", "results, JSON"),
+		PU_OPT("simd-param", simd, "FILE",
+		       "the module's crypt_simd parameter: sealed chains also in C"),
 		PU_OPT_END,
 	};
 
@@ -276,6 +315,8 @@ static int client(int argc, char **argv)
 	    n < rounds || warmup < 0)
 		return pu_opts_usage(opts, synopsis);
 	per = (unsigned long)(n / rounds);
+	cl.simd_param = simd;
+	nvar = simd ? NVARIANT : V_KEYEDC;
 	s = setup(&cl, ns, srv, cli);
 	setsockopt(cl.fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
 	slot_pool_init(&cl.slots);
@@ -287,12 +328,12 @@ static int client(int argc, char **argv)
 	for (o = 0; o < NOPK; o++) {
 		if (o == OP_R4096 && !have4k)
 			continue;
-		for (k = 0; k < 2; k++) {
+		for (k = 0; k < nvar; k++) {
 			for (d = 0; d < 2; d++) {
 				snprintf(names[nmodes], sizeof(names[0]), "%s_%s_d%u",
-					 op_names[o], k ? "keyed" : "plain", d ? 64 : 1);
+					 op_names[o], variant_names[k], d ? 64 : 1);
 				modes[nmodes] = (struct bench_mode){
-					.name = names[nmodes], .kind = (int)(o * 2 + k),
+					.name = names[nmodes], .kind = KIND(o, k),
 					.depth = d ? 64 : 1,
 				};
 				nmodes++;
@@ -301,13 +342,16 @@ static int client(int argc, char **argv)
 	}
 	modes_alloc(modes, nmodes, per, rounds);
 	run_rounds(modes, nmodes, rounds, warmup, per, run_segment, &cl, sum);
+	if (simd) {	/* back to the module's default */
+		cl.kind = KIND(0, V_KEYED);
+		set_simd(&cl);
+	}
 
 	memset(&st, 0, sizeof(st));
 	prism_get_stats(cl.fd, &st);
 	printf("# mode                 ops/s   p50_us   p99_us  keyed/plain: p50  ops\n");
 	for (j = 0; j < nmodes; j++) {
-		/* The plain mode of a keyed one is two entries before it. */
-		unsigned int pj = (modes[j].kind & 1) ? j - 2 : j;
+		unsigned int pj = plain_of(modes, j);
 
 		printf("%-20s %8.0f %8.1f %8.1f  %5.2f %5.2f\n", modes[j].name,
 		       sum[j].ops_seg, sum[j].lat.p50, sum[j].lat.p99,
@@ -325,7 +369,7 @@ static int client(int argc, char **argv)
 		fprintf(f, "  \"client_retransmits\": %llu,\n  \"latency_unit\": \"us\",\n  \"results\": {\n",
 			(unsigned long long)st.retransmits);
 		for (j = 0; j < nmodes; j++) {
-			unsigned int pj = (modes[j].kind & 1) ? j - 2 : j;
+			unsigned int pj = plain_of(modes, j);
 
 			json_mode_fields(f, &modes[j], &sum[j]);
 			fprintf(f, ", \"p50_over_plain\": %.4f, \"ops_over_plain\": %.4f}%s\n",
