@@ -14,3 +14,8 @@ PU_SRC	:= $(PU_DIR)/prism_util.c
 PU_HDRS	:= $(PU_DIR)/prism_util.h
 LC_SRC	:= $(PU_DIR)/lincheck.c
 LC_HDRS	:= $(PU_DIR)/lincheck.h
+# PU_KEYS_SRC, PU_KEYS_HDRS  keys of keyed regions (pu_keys.h: the region
+#              key, the key server on a Unix socket and the client's fetch),
+#              for the programs that link liburing-prism
+PU_KEYS_SRC	:= $(PU_DIR)/pu_keys.c
+PU_KEYS_HDRS	:= $(PU_DIR)/pu_keys.h
