@@ -30,6 +30,7 @@
 
 #include "liburing-prism.h"
 #include "kv_client.h"
+#include "pu_keys.h"
 
 /* Give up on an entry that keeps failing its checksum (a bug, not a race). */
 #define KV_MAX_TORN_RETRIES	1000
@@ -141,6 +142,18 @@ static int load_info(struct kv_client *c)
 	return 0;
 }
 
+/*
+ * A keyed server's region: attach this socket's key for it, asked of the
+ * server on the key socket its info line names (pu_keys.h).  Nothing to do
+ * for a plain region.
+ */
+static int fetch_key(struct kv_client *c)
+{
+	if (!c->info.keys[0])
+		return 0;
+	return pu_key_fetch(c->info.keys, c->fd, &c->dst.eth, c->info.rkey);
+}
+
 int kv_client_open(struct kv_client **out, const char *ifname,
 		   const char *info_path, int timeout_ms)
 {
@@ -176,6 +189,8 @@ int kv_client_open(struct kv_client **out, const char *ifname,
 		goto fail;
 	}
 	err = prism_set_timeout(c->fd, c->timeout_ms);
+	if (!err)
+		err = fetch_key(c);
 	if (err) {
 		close(c->fd);
 		goto fail;
@@ -198,7 +213,9 @@ void kv_client_close(struct kv_client *c)
 
 int kv_client_reload(struct kv_client *c)
 {
-	return load_info(c);
+	int err = load_info(c);
+
+	return err ? err : fetch_key(c);
 }
 
 const struct kv_info *kv_client_info(const struct kv_client *c)

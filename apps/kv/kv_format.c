@@ -225,6 +225,12 @@ int kv_info_format(const struct kv_info *in, char *buf, size_t cap)
 			return -ENOSPC;
 		off += (size_t)n;
 	}
+	if (in->keys[0]) {
+		n = snprintf(buf + off, cap - off, " keys=%s", in->keys);
+		if (n < 0 || (size_t)n >= cap - off)
+			return -ENOSPC;
+		off += (size_t)n;
+	}
 	if (off + 2 > cap)
 		return -ENOSPC;
 	buf[off++] = '\n';
@@ -314,6 +320,10 @@ int kv_info_parse(const char *line, struct kv_info *out)
 			if (strlen(val) >= sizeof(out->addr))
 				return -EINVAL;
 			strcpy(out->addr, val);
+		} else if (!strcmp(word, "keys")) {
+			if (strlen(val) >= sizeof(out->keys))
+				return -EINVAL;
+			strcpy(out->keys, val);
 		} else if (!strcmp(word, "classes")) {
 			if (parse_classes(val, out))
 				return -EINVAL;

@@ -147,6 +147,8 @@ struct kv_info {
 	uint32_t	fl_id[KV_NCLASSES];	/* free list per class (PRISM) */
 	uint32_t	fl_size[KV_NCLASSES];
 	int		pid;		/* server process */
+	/* a keyed region: the key socket (pu_keys.h); empty: plain */
+	char		keys[108];
 };
 
 /* Format into buf (cap bytes, newline-terminated).  Returns length or -ENOSPC. */

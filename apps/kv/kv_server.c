@@ -4,6 +4,7 @@
  *
  *   kv-server --if IFNAME --info FILE [--mode prism|pilaf] [--ep N]
  *             [--slots N] [--bufs N] [--quarantine N] [--recycle-interval-ms N]
+ *             [--keyed]
  *
  * Builds one region (EMPTY entry, slot table, buffers of each size class:
  * --bufs of each class up to 1 KiB, --bufs KiB of each larger one, at least
@@ -17,6 +18,11 @@
  *        period, so a reader in flight never sees a buffer change).  After
  *        each wake-up it sleeps --recycle-interval-ms (default 500) so that
  *        reports pile up and one wake-up handles many.
+ *        With --keyed the region is keyed (prism(7), "Keyed regions"):
+ *        a random region key, clients' chains sealed with keys derived
+ *        for them, which they ask for on the Unix socket FILE.keys (named
+ *        in the info line, pu_keys.h); values must then fit one frame
+ *        each way.
  * pilaf: registers the region read-only and executes PUT/DELETE requests
  *        that arrive as SEND messages with its own CPU, writing entries to
  *        fresh buffers and slots with plain stores (clients detect torn
@@ -27,6 +33,7 @@
 #define _GNU_SOURCE
 #include <errno.h>
 #include <inttypes.h>
+#include <limits.h>
 #include <poll.h>
 #include <signal.h>
 #include <stdatomic.h>
@@ -40,6 +47,7 @@
 
 #include "liburing-prism.h"
 #include "kv_format.h"
+#include "pu_keys.h"
 
 struct size_class {
 	uint64_t	start;		/* address of buffer 0 */
@@ -65,6 +73,8 @@ struct server {
 	struct size_class	cls[KV_NCLASSES];
 	uint32_t		quarantine;
 	uint32_t		recycle_interval_ms;
+	int			keyed;
+	struct pu_keysrv	keys;	/* fd -1: none */
 	/* counters */
 	uint64_t		recycled, rejected, rpcs, reply_failures;
 };
@@ -159,7 +169,8 @@ static int prism_setup(struct server *s)
 	uint32_t j;
 	int i, err;
 
-	err = prism_reg_mr(s->fd, s->mem, s->len, PRISM_ACCESS_ALL, &s->rkey);
+	err = prism_reg_mr_flags(s->fd, s->mem, s->len, PRISM_ACCESS_ALL,
+				 s->keyed ? PRISM_MR_KEYED : 0, &s->rkey);
 	if (err)
 		return err;
 	addrs = calloc(s->cls[0].count, sizeof(*addrs));	/* the most */
@@ -390,6 +401,8 @@ static int write_info(const struct server *s, const char *path)
 	in.nslots = s->nslots;
 	in.empty = s->empty;
 	in.pid = (int)getpid();
+	if (s->keys.fd >= 0)
+		strcpy(in.keys, s->keys.path);
 	for (i = 0; i < KV_NCLASSES; i++) {
 		in.fl_size[i] = s->cls[i].size;
 		in.fl_id[i] = s->cls[i].fl_id;
@@ -422,6 +435,8 @@ int main(int argc, char **argv)
 		PU_OPT("quarantine", s.quarantine, "N", "pilaf: freed buffers held back (default 256)"),
 		PU_OPT("recycle-interval-ms", s.recycle_interval_ms, "N",
 		       "prism: buffer recycling period (default 500)"),
+		PU_OPT_FLAG("keyed", s.keyed,
+			    "prism: a keyed region; clients get keys from FILE.keys"),
 		PU_OPT_END,
 	};
 	const char *synopsis = "kv-server --if IFNAME --info FILE [options]";
@@ -435,6 +450,10 @@ int main(int argc, char **argv)
 		return pu_opts_usage(opts, synopsis);
 	if (s.quarantine >= nbufs)
 		s.quarantine = nbufs / 2;
+	if (s.keyed && pilaf) {
+		fprintf(stderr, "kv-server: --keyed needs --mode prism\n");
+		return 2;
+	}
 
 	sigaction(SIGTERM, &sa, NULL);	/* no SA_RESTART: recvmsg returns EINTR */
 	sigaction(SIGINT, &sa, NULL);
@@ -453,12 +472,21 @@ int main(int argc, char **argv)
 		return die("register", err);
 	if (s.proto == KV_PROTO_PILAF)
 		prism_set_opt(s.fd, PRISM_MAX_OUTSTANDING, PRISM_WINDOW);
+	s.keys.fd = -1;
+	if (s.keyed) {
+		err = pu_keysrv_start(&s.keys, info, s.fd, s.rkey, PRISM_ACCESS_ALL);
+		if (err)
+			return die("region key and key socket", err);
+	}
 	err = write_info(&s, info);
 	if (err)
 		return die("info file", err);
 
 	while (!stop) {
-		struct pollfd pfd = { .fd = s.fd, .events = POLLIN };
+		struct pollfd pfd[2] = {
+			{ .fd = s.fd, .events = POLLIN },
+			{ .fd = s.keys.fd, .events = POLLIN },	/* -1: none */
+		};
 		union prism_sockaddr src;
 		const void *data;
 		__u32 len;
@@ -468,7 +496,14 @@ int main(int argc, char **argv)
 		 * Sleep in poll() (a signal makes it fail with EINTR and the
 		 * loop looks at stop), then read without blocking.
 		 */
-		if (poll(&pfd, 1, -1) < 0)
+		if (poll(pfd, 2, -1) < 0)
+			continue;
+		if (pfd[1].revents) {
+			err = pu_keysrv_serve(&s.keys);
+			if (err < 0)
+				return die("key socket", err);
+		}
+		if (!pfd[0].revents)
 			continue;
 		n = prism_wait_from(s.fd, msg, sizeof(msg), &src.eth, MSG_DONTWAIT);
 		if (n == -EAGAIN) {
@@ -503,8 +538,13 @@ int main(int argc, char **argv)
 			pilaf_serve(&s, &src, data, len);
 	}
 	fprintf(stderr, "kv-server: exiting: recycled=%" PRIu64 " rejected=%" PRIu64
-		" rpcs=%" PRIu64 " reply_failures=%" PRIu64 "\n", s.recycled,
+		" rpcs=%" PRIu64 " reply_failures=%" PRIu64, s.recycled,
 		s.rejected, s.rpcs, s.reply_failures);
+	if (s.keyed)
+		fprintf(stderr, " keys_served=%" PRIu64 " keys_refused=%" PRIu64,
+			s.keys.served, s.keys.refused);
+	fputc('\n', stderr);
+	pu_keysrv_close(&s.keys);
 	close(s.fd);
 	return 0;
 }

@@ -226,6 +226,66 @@ rc=$?
 diag "$work/lin-bad.verdict"
 check "lincheck: the same history with one read of a value nobody wrote is refused (exit 1)" test $rc = 1
 
+# ---- keyed region ----------------------------------------------------------
+# A PRISM-KV server with --keyed: its region takes only chains sealed with
+# keys derived for their senders, which clients ask the server for on the
+# Unix socket next to its info file (tools/lib/c/pu_keys.h).  The same
+# semantics, concurrent counters and linearizability as above, with no
+# sealed chain refused; a client that does not fetch a key gets nothing.
+check "keyed: PRISM-KV server starts" start_server keyed 108 --keyed --slots 256 --bufs 256
+check "keyed: its info line names its key socket" \
+	grep -q " keys=$work/keyed.info.keys" "$work/keyed.info"
+check "keyed: its key socket exists, mode 0600" \
+	test "$(stat -c %a "$work/keyed.info.keys" 2>/dev/null)" = 600
+af0=$(host_stat $P 1 auth_failed)
+kvc 2 keyed put hello world
+check "keyed: put then get from another client returns the value" \
+	test "$(kvc 3 keyed get hello)" = world
+head -c 512 /dev/urandom >"$work/val-512"
+kvc 2 keyed put v512 - <"$work/val-512" && kvc 3 keyed get v512 >"$work/keyed.out"
+check "keyed: a 512-byte value round-trips byte for byte" cmp -s "$work/val-512" "$work/keyed.out"
+# A sealed chain and its answer fit one frame each: a 4 KiB value cannot.
+head -c 4096 /dev/urandom >"$work/val-4k"
+out=$(kvc 2 keyed put v4096 - <"$work/val-4k" 2>&1)
+rc=$?
+check "keyed: a 4096-byte value is refused (exit $rc: $out)" \
+	test $rc = 3 -a "${out%Message too long}" != "$out"
+kvc 3 keyed get v4096 >/dev/null 2>&1
+check "keyed: the refused value was not stored (exit 1)" test $? = 1
+kvc 2 keyed delete hello >/dev/null
+kvc 3 keyed get hello >/dev/null 2>&1
+check "keyed: deleted key is not found (exit 1)" test $? = 1
+kvcheck_3 ctr keyed counters 4 25
+check "keyed: 3 concurrent read-modify-write clients finish" test $? = 0
+sum_ok=1
+for k in 0 1 2 3; do
+	v=$(kvc 2 keyed get ctr-$k)
+	[ "$v" = 75 ] || { sum_ok=0; echo "# ctr-$k = '$v', want 75"; }
+done
+check "keyed: every counter is exactly 3 x 25 (no lost update)" test $sum_ok = 1
+kvcheck_3 lin-keyed keyed hist 4 "$LIN_OPS" 512 "$work/lin-keyed"
+check "keyed: 3 clients x $LIN_OPS GET/PUT/DELETE on 4 shared keys finish" test $? = 0
+"$B/kv-check" lincheck "$work/lin-keyed".[234] >"$work/lin-keyed.verdict" 2>&1
+rc=$?
+diag "$work/lin-keyed.verdict"
+ops=$(sed -n 's/^ops=\([0-9]*\) .*/\1/p' "$work/lin-keyed.verdict")
+check "keyed: their history is linearizable (${ops:-no} operations, want $((3 * LIN_OPS)))" \
+	test $rc = 0 -a "${ops:-0}" -ge $((3 * LIN_OPS))
+check "keyed: the target refused no sealed chain (auth_failed +0)" \
+	test "$(host_stat $P 1 auth_failed)" = "$af0"
+# The same region through an info line without "keys=": that client asks
+# for no key, so its chains travel unsealed and the target answers them
+# NO_ENDPOINT (ECONNREFUSED), as chains without a valid rkey.
+sed 's/ keys=[^ ]*//' "$work/keyed.info" >"$work/nokey.info"
+out=$(kvc 2 nokey get v512 2>&1)
+rc=$?
+check "keyed: a client without a key reads nothing (exit $rc: ${out:0:120})" \
+	test "$rc" = 3 -a "$out" = "kv: get: Connection refused"
+stop_server keyed
+grep -q "keys_served=[1-9]" "$work/keyed.log"
+rc=$?
+check "keyed: the server handed out keys ($(grep -o 'keys_served=[0-9]* keys_refused=[0-9]*' "$work/keyed.log"))" test $rc = 0
+
 # ---- recycling under load --------------------------------------------------
 # 16 buffers per class: two writers replacing one 512-byte value must get
 # recycled buffers back many times; two readers check that every value they

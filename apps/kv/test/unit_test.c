@@ -142,6 +142,11 @@ static void test_info(void)
 	}
 	ok(kv_info_format(&a, line, sizeof(line)) > 0 && !kv_info_parse(line, &b) &&
 	   !memcmp(&a, &b, sizeof(a)), "address line round trip");
+	strcpy(a.keys, "/tmp/kv.info.keys");
+	ok(kv_info_format(&a, line, sizeof(line)) > 0 &&
+	   strstr(line, " keys=/tmp/kv.info.keys") && !kv_info_parse(line, &b) &&
+	   !memcmp(&a, &b, sizeof(a)), "address line of a keyed region round trip");
+	a.keys[0] = 0;
 	ok(kv_info_parse("proto=prism mac=02:00:00:00:00:01 ep=1", &b) == -EINVAL,
 	   "incomplete address line refused");
 	line[strlen(line) - 1] = 0;
@@ -228,7 +233,7 @@ static void test_zipf(void)
 
 int main(void)
 {
-	planned = 39;
+	planned = 40;
 	printf("TAP version 13\n1..%d\n", planned);
 	test_hash();
 	test_slot();
