@@ -51,6 +51,7 @@ struct rs_info {
 	__u32	bsize;		/* value bytes per block */
 	__u32	fl;		/* free list of (8 + bsize)-byte buffers */
 	char	addr[80];	/* UDP: "IP:PORT/EP"; empty: Ethernet (mac, ep) */
+	char	keys[108];	/* keyed region: its key socket (pu_keys.h) */
 };
 
 int rs_info_parse(const char *line, struct rs_info *ri);

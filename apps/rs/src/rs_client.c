@@ -59,6 +59,7 @@
 #include <unistd.h>
 
 #include "rs_int.h"
+#include "pu_keys.h"
 
 static __u64 rnd(struct rs_client *c)
 {
@@ -266,6 +267,20 @@ int rs_get_tagged(struct rs_client *c, __u32 block, void *val, __u64 *tag)
 	return abd_get(c, block, val, tag, deadline);
 }
 
+/*
+ * Replica r's region is keyed: attach this socket's key for it, asked of
+ * the replica on the key socket its info line names (pu_keys.h).
+ */
+static int rep_key(struct rs_client *c, unsigned int r)
+{
+	const struct rs_rep *rep = &c->rep[r];
+
+	if (!rep->info.keys[0])
+		return 0;
+	return pu_key_fetch(rep->info.keys, c->fd, &rep->dst.eth,
+			    rep->info.rkey);
+}
+
 int rs_client_set_replica(struct rs_client *c, unsigned int r,
 			  const struct rs_info *ri)
 {
@@ -279,7 +294,7 @@ int rs_client_set_replica(struct rs_client *c, unsigned int r,
 	rep->info = *ri;
 	rep->nrecycle = 0;
 	rep->lock_expect = 0;
-	return 0;
+	return rep_key(c, r);
 }
 
 int rs_put(struct rs_client *c, __u32 block, const void *val)
@@ -404,6 +419,8 @@ int rs_client_open(struct rs_client **cp, const struct rs_config *cfg)
 	/* The socket's limit of chains in flight (default 256) too. */
 	err = prism_set_opt(c->fd, PRISM_MAX_OUTSTANDING,
 			    (int)(c->n * c->hard_inflight));
+	for (r = 0; r < c->n && !err; r++)
+		err = rep_key(c, r);
 	if (err) {
 		close(c->fd);
 		goto out_free;

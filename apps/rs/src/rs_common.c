@@ -23,6 +23,25 @@ static const char *kv_find(const char *line, const char *key)
 	return NULL;
 }
 
+/*
+ * An optional word "key=": copied into buf (cap bytes, left empty if the
+ * word is absent).  -EINVAL if it is empty or too long.
+ */
+static int kv_str(const char *line, const char *key, char *buf, size_t cap)
+{
+	const char *s = kv_find(line, key);
+	size_t n;
+
+	if (!s)
+		return 0;
+	n = strcspn(s, " \n");
+	if (!n || n >= cap)
+		return -EINVAL;
+	memcpy(buf, s, n);
+	buf[n] = 0;
+	return 0;
+}
+
 static int kv_u64(const char *line, const char *key, __u64 *v)
 {
 	const char *s = kv_find(line, key);
@@ -39,10 +58,9 @@ static int kv_u64(const char *line, const char *key, __u64 *v)
 
 int rs_info_parse(const char *line, struct rs_info *ri)
 {
-	const char *mac = kv_find(line, "mac"), *addr;
+	const char *mac = kv_find(line, "mac");
 	__u64 ep, blocks, bsize, fl;
 	char macs[18];
-	size_t n;
 
 	memset(ri, 0, sizeof(*ri));
 	if (!mac || strlen(mac) < 17)
@@ -63,13 +81,9 @@ int rs_info_parse(const char *line, struct rs_info *ri)
 	ri->blocks = (__u32)blocks;
 	ri->bsize = (__u32)bsize;
 	ri->fl = (__u32)fl;
-	addr = kv_find(line, "addr");
-	if (addr) {
-		n = strcspn(addr, " \n");
-		if (!n || n >= sizeof(ri->addr))
-			return -EINVAL;
-		memcpy(ri->addr, addr, n);
-	}
+	if (kv_str(line, "addr", ri->addr, sizeof(ri->addr)) ||
+	    kv_str(line, "keys", ri->keys, sizeof(ri->keys)))
+		return -EINVAL;
 	return 0;
 }
 
@@ -88,10 +102,11 @@ int rs_info_format(const struct rs_info *ri, char *buf, size_t len)
 
 	n = snprintf(buf, len,
 		     "mac=%s ep=%u rkey=0x%" PRIx64 " meta=0x%" PRIx64
-		     " locks=0x%" PRIx64 " blocks=%u bsize=%u fl=%u%s%s\n",
+		     " locks=0x%" PRIx64 " blocks=%u bsize=%u fl=%u%s%s%s%s\n",
 		     prism_format_mac(ri->mac, mac), ri->ep, (uint64_t)ri->rkey,
 		     (uint64_t)ri->meta, (uint64_t)ri->locks, ri->blocks,
-		     ri->bsize, ri->fl, ri->addr[0] ? " addr=" : "", ri->addr);
+		     ri->bsize, ri->fl, ri->addr[0] ? " addr=" : "", ri->addr,
+		     ri->keys[0] ? " keys=" : "", ri->keys);
 	if (n < 0 || (size_t)n >= len)
 		return -ENOSPC;
 	return n;

@@ -8,7 +8,12 @@
  * the kernel without waking us.
  *
  *   rs_replica IFNAME EP INFOFILE [--blocks N] [--bsize B] [--bufs M]
- *		[--rejoin F1,F2,..]
+ *		[--rejoin F1,F2,..] [--keyed]
+ *
+ * --keyed: the region is keyed (prism(7), "Keyed regions"): a random
+ * region key; clients' chains are sealed with keys derived for them, which
+ * they ask for on the Unix socket INFOFILE.keys, named in the info line
+ * (tools/lib/c/pu_keys.h).  Blocks and chains must then fit one frame.
  *
  * A replica that was killed and restarts has lost its blocks: were it to
  * answer at once, a write that only it and f others had acknowledged
@@ -32,6 +37,7 @@
 #include <unistd.h>
 
 #include "rs.h"
+#include "pu_keys.h"
 
 static volatile sig_atomic_t stop;
 
@@ -106,11 +112,14 @@ int main(int argc, char **argv)
 {
 	__u32 blocks = 1024, bsize = RS_DEFAULT_BSIZE, nbufs = 0, i, bufsz, spares;
 	const char *rejoin = NULL;
+	int keyed = 0;
+	struct pu_keysrv ks = { .fd = -1 };
 	const struct pu_opt opts[] = {
 		PU_OPT("blocks", blocks, "N", "blocks (default 1024)"),
 		PU_OPT("bsize", bsize, "B", "value bytes per block, a multiple of 8 up to 65536 (default 512)"),
 		PU_OPT("bufs", nbufs, "M", "buffers, more than --blocks (default blocks + 8192, fewer for blocks over 4 KiB: 64 MiB of spares, at least 1024)"),
 		PU_OPT("rejoin", rejoin, "F1,F2,..", "restarting: first read every block from these replicas (their info files)"),
+		PU_OPT_FLAG("keyed", keyed, "a keyed region; clients get keys from INFOFILE.keys"),
 		PU_OPT_END,
 	};
 	const char *synopsis = "rs_replica IFNAME EP INFOFILE [options]";
@@ -177,9 +186,17 @@ int main(int argc, char **argv)
 	memset(mem, 0, region_len);
 
 	memset(&ri, 0, sizeof(ri));
-	err = prism_reg_mr(fd, mem, region_len, PRISM_ACCESS_ALL, &ri.rkey);
+	err = prism_reg_mr_flags(fd, mem, region_len, PRISM_ACCESS_ALL,
+				 keyed ? PRISM_MR_KEYED : 0, &ri.rkey);
 	if (err)
 		die("register region", err);
+	if (keyed) {
+		err = pu_keysrv_start(&ks, argv[argi + 2], fd, ri.rkey,
+				      PRISM_ACCESS_ALL);
+		if (err)
+			die("region key and key socket", err);
+		strcpy(ri.keys, ks.path);
+	}
 	err = prism_fl_create(fd, ri.rkey, bufsz, nbufs, &ri.fl);
 	if (err)
 		die("create free list", err);
@@ -236,10 +253,20 @@ int main(int argc, char **argv)
 		__u32 len, n = 0, k;
 		ssize_t got;
 
-		struct pollfd pfd = { .fd = fd, .events = POLLIN };
+		struct pollfd pfd[2] = {
+			{ .fd = fd, .events = POLLIN },
+			{ .fd = ks.fd, .events = POLLIN },	/* -1: none */
+		};
 
-		if (ppoll(&pfd, 1, NULL, &waitmask) < 0)
+		if (ppoll(pfd, 2, NULL, &waitmask) < 0)
 			continue;	/* EINTR: look at stop */
+		if (pfd[1].revents) {
+			err = pu_keysrv_serve(&ks);
+			if (err < 0)
+				die("key socket", err);
+		}
+		if (!pfd[0].revents)
+			continue;
 		got = prism_wait_from(fd, msg, sizeof(msg), &src.eth, MSG_DONTWAIT);
 		if (got == -EAGAIN || got == -EINTR)
 			continue;
@@ -268,7 +295,13 @@ int main(int argc, char **argv)
 				posted += n;
 		}
 	}
-	fprintf(stderr, "rs_replica: recycled=%llu rejected=%llu\n", posted, rejected);
+	fprintf(stderr, "rs_replica: recycled=%llu rejected=%llu", posted, rejected);
+	if (keyed)
+		fprintf(stderr, " keys_served=%llu keys_refused=%llu",
+			(unsigned long long)ks.served,
+			(unsigned long long)ks.refused);
+	fputc('\n', stderr);
+	pu_keysrv_close(&ks);
 	close(fd);
 	return 0;
 }

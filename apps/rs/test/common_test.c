@@ -54,6 +54,11 @@ static void info(void)
 		   !rs_info_dst(&b, &d) && d.eth.sprism_kind == PRISM_ADDR_UDP &&
 		   d.udp.sprism_ep == 77 && d.udp.sprism_ip[15] == 1,
 		   "info line of a UDP replica: its address is the destination");
+		strcpy(a.keys, "/tmp/rs-test/r1.info.keys");
+		ok(rs_info_format(&a, line, sizeof(line)) > 0 &&
+		   strstr(line, " keys=/tmp/rs-test/r1.info.keys") &&
+		   !rs_info_parse(line, &b) && !memcmp(&a, &b, sizeof(a)),
+		   "info line of a keyed replica names its key socket");
 	}
 }
 

@@ -66,10 +66,11 @@ hosts_up $P $NHOSTS || bail "hosts_up failed"
 
 # start_replicas RUN K: replicas in rs1..rsK, info files $tmp/RUN.infoI;
 # blocks of $RS_BSIZE bytes if set (else the replica's default), with
-# $RS_BUFS buffers (default 8192).
+# $RS_BUFS buffers (default 8192); keyed regions if $RS_KEYED is 1.
 start_replicas() {
 	local run=$1 k=$2 i bsize=()
 	[ -n "${RS_BSIZE:-}" ] && bsize=(--bsize "$RS_BSIZE")
+	[ "${RS_KEYED:-0}" = 1 ] && bsize+=(--keyed)
 	replica_pids=()
 	for i in $(seq "$k"); do
 		# Not through host_exec (a function: $! would be a subshell
@@ -244,11 +245,34 @@ scenario() {
 	done
 }
 
+# stat_sum NAME: counter NAME of /proc/net/prism summed over the hosts.
+stat_sum() {
+	local i s=0
+	for i in $(seq $NHOSTS); do
+		s=$((s + $(host_stat $P "$i" "$1")))
+	done
+	echo $s
+}
+
 tap_header
 
 scenario base3 3 3 none abd
 scenario lock3 3 3 none lock
 grep -h . "$tmp"/base3.out* | sed 's/^/# /'
+
+# Keyed regions (issue 17): every replica's region takes only chains
+# sealed with keys derived for their senders, which clients ask each
+# replica for on the key socket its info line names.  The same workload
+# and checks, none of the sealed chains refused.
+auth0=$(stat_sum auth_failed)
+RS_KEYED=1 scenario keyed3 3 3 none abd
+RS_KEYED=1 scenario keyedlock3 3 3 none lock
+served=$(sed -n 's/.*keys_served=\([0-9]*\).*/\1/p' "$tmp"/keyed3.rlog* |
+	awk '{ s += $1 } END { print s + 0 }')
+check "keyed: the replicas' info lines name key sockets, which served keys ($served)" \
+	"grep -q ' keys=' $tmp/keyed3.info1 && [ $served -ge 3 ]"
+check "keyed: no sealed chain was refused (auth_failed +$(($(stat_sum auth_failed) - auth0)))" \
+	"[ $(stat_sum auth_failed) = $auth0 ]"
 
 # Recycling: the ABD run replaced buffers; the replicas got them back.
 recycled=$(sed -n 's/.*recycled=\([0-9]*\).*/\1/p' "$tmp"/base3.rlog* |
@@ -281,15 +305,6 @@ check "block size 1024: no chain failed while recycling was piggybacked ($(sum_k
 BIG_MTU=${RS_BIG_MTU:-1500}
 BIG_SIZES=${RS_BIG_SIZES:-4096 65536}
 BIG_MAX=${BIG_SIZES##* }
-
-# stat_sum NAME: counter NAME of /proc/net/prism summed over the hosts.
-stat_sum() {
-	local i s=0
-	for i in $(seq $NHOSTS); do
-		s=$((s + $(host_stat $P "$i" "$1")))
-	done
-	echo $s
-}
 
 # big RUN BSIZE MODE [COUNTER]: scenario with blocks of BSIZE bytes.
 # Segments are expected iff a block does not fit one frame; COUNTER (e.g.
