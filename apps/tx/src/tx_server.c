@@ -2,7 +2,7 @@
 /*
  * Shard server for PRISM-TX and the FaRM-style baseline.
  *
- * Usage: tx_server [--value-size N] IFNAME SHARD NSHARDS NKEYS INIT_VALUE INFO_FILE
+ * Usage: tx_server [--value-size N] [--keyed] IFNAME SHARD NSHARDS NKEYS INIT_VALUE INFO_FILE
  *
  * Registers one region: PRISM-TX slots, FaRM slots, and a pool of version
  * buffers of tx_buf_size(N) bytes (one per key holds the initial version,
@@ -12,16 +12,25 @@
  * messages: recycled PRISM-TX buffers (posted back to the free list) and
  * FaRM lock/commit/unlock RPCs.  PRISM-TX transactions never wake it
  * except for recycling.
+ *
+ * --keyed: the region is keyed (prism(7), "Keyed regions"): a random
+ * region key; clients' chains are sealed with keys derived for them, which
+ * they ask for on the Unix socket INFO_FILE.keys named in the info line
+ * (tools/lib/c/pu_keys.h).  Chains must then fit one frame each way.
  */
+#include <errno.h>
 #include <inttypes.h>
+#include <poll.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/socket.h>
 #include <unistd.h>
 
 #include "liburing-prism.h"
 #include "prism_util.h"
+#include "pu_keys.h"
 #include "tx.h"
 
 #define POOL_EXTRA	32768u
@@ -179,13 +188,15 @@ int main(int argc, char **argv)
 	__u64 rkey, *addrs;
 	union prism_sockaddr me;
 	char mac[18], line[512], addr[PRISM_ADDR_STRLEN] = "";
+	struct pu_keysrv ks = { .fd = -1 };
 	size_t off;
-	int err, first;
+	int err, first, keyed = 0;
 	const struct pu_opt opts[] = {
 		PU_OPT("value-size", s.vsize, "N", "value bytes, 8..4096 (default 8)"),
+		PU_OPT_FLAG("keyed", keyed, "a keyed region; clients get keys from INFO_FILE.keys"),
 		PU_OPT_END,
 	};
-	const char *synopsis = "tx_server [--value-size N] IFNAME SHARD NSHARDS NKEYS INIT_VALUE INFO_FILE";
+	const char *synopsis = "tx_server [--value-size N] [--keyed] IFNAME SHARD NSHARDS NKEYS INIT_VALUE INFO_FILE";
 
 	first = pu_parse_opts(argc, argv, opts, synopsis);
 	if (first < 0)
@@ -247,7 +258,10 @@ int main(int argc, char **argv)
 			 (uint64_t)(uintptr_t)buf);
 		tx_value_fill(s.farm + (size_t)i * s.fsize + 8, s.vsize, key, 0, init);
 	}
-	err = prism_reg_mr(s.fd, s.mem, s.len, PRISM_ACCESS_ALL, &rkey);
+	err = prism_reg_mr_flags(s.fd, s.mem, s.len, PRISM_ACCESS_ALL,
+				 keyed ? PRISM_MR_KEYED : 0, &rkey);
+	if (!err && keyed)
+		err = pu_keysrv_start(&ks, argv[6], s.fd, rkey, PRISM_ACCESS_ALL);
 	if (!err)
 		err = prism_fl_create(s.fd, rkey, s.bsize, s.nbufs, &s.fl);
 	for (off = 0; off < s.nbufs - s.nslots; off++)
@@ -268,11 +282,12 @@ int main(int argc, char **argv)
 		memset(me.eth.sprism_mac, 0, sizeof(me.eth.sprism_mac));
 	}
 	snprintf(line, sizeof(line), "shard=%u nshards=%u nkeys=%u mac=%s ep=%u rkey=0x%" PRIx64
-		" ptx=0x%" PRIx64 " farm=0x%" PRIx64 " fl=%u nslots=%u vsize=%u%s%s\n",
+		" ptx=0x%" PRIx64 " farm=0x%" PRIx64 " fl=%u nslots=%u vsize=%u%s%s%s%s\n",
 		shard, nshards, nkeys, prism_format_mac(me.eth.sprism_mac, mac),
 		me.eth.sprism_ep, (uint64_t)rkey, (uint64_t)(uintptr_t)s.ptx,
 		(uint64_t)(uintptr_t)s.farm, s.fl, s.nslots, s.vsize,
-		addr[0] ? " addr=" : "", addr);
+		addr[0] ? " addr=" : "", addr, ks.fd >= 0 ? " keys=" : "",
+		ks.fd >= 0 ? ks.path : "");
 	err = pu_write_atomic(argv[6], line);
 	if (err) {
 		fprintf(stderr, "%s: %s\n", argv[6], strerror(-err));
@@ -282,12 +297,26 @@ int main(int argc, char **argv)
 		_Alignas(8) unsigned char buf[4096];
 		union prism_sockaddr src;
 		const struct prism_msg *m = (const void *)buf;
-		ssize_t n = prism_wait_from(s.fd, buf, sizeof(buf), &src.eth, 0);
+		struct pollfd pfd[2] = {
+			{ .fd = s.fd, .events = POLLIN },
+			{ .fd = ks.fd, .events = POLLIN },	/* -1: none */
+		};
 		uint32_t dlen;
 		const void *d;
+		ssize_t n;
 
+		if (poll(pfd, 2, -1) < 0)
+			continue;
+		if (pfd[1].revents && pu_keysrv_serve(&ks) < 0) {
+			perror("key socket");
+			return 1;
+		}
+		if (!pfd[0].revents)
+			continue;
+		n = prism_wait_from(s.fd, buf, sizeof(buf), &src.eth, MSG_DONTWAIT);
 		if (n < 0) {
-			if (n == -EINTR || n == -EMSGSIZE || n == -EPROTO)
+			if (n == -EINTR || n == -EAGAIN || n == -EMSGSIZE ||
+			    n == -EPROTO)
 				continue;
 			fprintf(stderr, "recv: %s\n", strerror((int)-n));
 			return 1;

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /* PRISM-TX and FaRM-style transaction clients; the protocols are in tx.h. */
 #include "txlib.h"
+#include "pu_keys.h"
 #include "txlib_int.h"
 
 #include <inttypes.h>
@@ -170,9 +171,13 @@ static int parse_info(struct tx_shard *s, const char *path, unsigned int *nkeys,
 		return -EINVAL;
 	}
 	{
-		const char *a = strstr(line, " addr=");
+		const char *a = strstr(line, " addr="), *k = strstr(line, " keys=");
 		char text[PRISM_ADDR_STRLEN];
 		__u8 m[6];
+
+		s->keys[0] = 0;
+		if (k && sscanf(k, " keys=%107s", s->keys) != 1)
+			return -EINVAL;
 
 		/* A UDP shard names its address; else the MAC and ep. */
 		if (a) {
@@ -253,7 +258,7 @@ int txc_open(struct txc *c, const char *ifname, const char *infos,
 	     enum tx_proto proto, unsigned int cid)
 {
 	char *list = strdup(infos), *save = NULL, *p;
-	int err = 0;
+	int err = 0, keyed = 0;
 
 	memset(c, 0, sizeof(*c));
 	c->proto = proto;
@@ -283,7 +288,9 @@ int txc_open(struct txc *c, const char *ifname, const char *infos,
 		return err;
 	if (!c->nshards)
 		return -EINVAL;
-	err = txc_set_chain_bytes(c, TX_CHAIN_BYTES);
+	for (unsigned int i = 0; i < TX_MAX_SHARDS; i++)
+		keyed |= c->sh[i].keys[0] != 0;
+	err = txc_set_chain_bytes(c, keyed ? TX_KEYED_CHAIN_BYTES : TX_CHAIN_BYTES);
 	if (err)
 		return err;
 	c->fd = prism_open_spec(ifname, 0);
@@ -303,7 +310,18 @@ int txc_open(struct txc *c, const char *ifname, const char *infos,
 	}
 	prism_set_timeout(c->fd, CHAIN_TIMEOUT_MS);
 	prism_set_opt(c->fd, PRISM_RETRIES, CHAIN_RETRIES);
-	return 0;
+	/* Keyed shards: this socket's key for each, from its key socket. */
+	for (unsigned int i = 0; i < TX_MAX_SHARDS && !err; i++)
+		if (c->sh[i].keys[0])
+			err = pu_key_fetch(c->sh[i].keys, c->fd, &c->sh[i].addr.eth,
+					   c->sh[i].rkey);
+	if (err) {
+		fprintf(stderr, "tx: key of a keyed shard: %s\n", strerror(-err));
+		close(c->fd);
+		c->fd = -1;
+		free_batches(c);
+	}
+	return err;
 }
 
 void txc_close(struct txc *c)

@@ -26,6 +26,7 @@ struct tx_shard {
 	union prism_sockaddr addr;
 	uint64_t rkey, ptx, farm;
 	uint32_t fl, nslots;
+	char keys[108];		/* keyed region: its key socket (pu_keys.h) */
 };
 
 struct tx_stats {
@@ -87,6 +88,11 @@ int txc_open(struct txc *c, const char *ifname, const char *infos,
  * per chain.  About 1100 keeps every chain in one 1500-byte frame.
  */
 #define TX_CHAIN_BYTES	16384
+/*
+ * A keyed shard's chains and answers must fit one frame each (prism(7),
+ * "Keyed regions"): txc_open() starts with this budget when any is keyed.
+ */
+#define TX_KEYED_CHAIN_BYTES	1000
 int txc_set_chain_bytes(struct txc *c, unsigned int bytes);
 void txc_close(struct txc *c);
 /* Send pending buffer recycling messages. */
