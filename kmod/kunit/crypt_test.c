@@ -262,25 +262,29 @@ static void t_api_one(struct kunit *test, struct crypto_aead *tfm,
 		      const struct prism_gcm_key *key, struct t_api_bufs *b,
 		      unsigned int len, unsigned int naad)
 {
+	static const char *const paths[] = { "one-shot", "C path" };
 	u8 iv[PRISM_GCM_IV_LEN], tag[PRISM_GCM_TAG_LEN];
+	unsigned int p;
 
 	get_random_bytes(iv, sizeof(iv));
 	get_random_bytes(b->aad, naad);
 	get_random_bytes(b->pt, len);
 	KUNIT_ASSERT_EQ(test, t_api_seal(tfm, iv, b->aad, naad, b->pt, len,
 					 b->ref), 0);
-	memcpy(b->buf, b->pt, len);
-	prism_gcm_seal(key, iv, b->aad, naad, b->buf, len, tag);
-	KUNIT_EXPECT_EQ_MSG(test, memcmp(b->buf, b->ref + naad, len), 0,
-			    "text of %u bytes, aad %u", len, naad);
-	KUNIT_EXPECT_EQ_MSG(test, memcmp(tag, b->ref + naad + len, sizeof(tag)),
-			    0, "tag of %u bytes, aad %u", len, naad);
-	memcpy(b->buf, b->pt, len);
-	t_seal_c(key, iv, b->aad, naad, b->buf, len, tag);
-	KUNIT_EXPECT_EQ_MSG(test, memcmp(b->buf, b->ref + naad, len), 0,
-			    "C path: text of %u bytes, aad %u", len, naad);
-	KUNIT_EXPECT_EQ_MSG(test, memcmp(tag, b->ref + naad + len, sizeof(tag)),
-			    0, "C path: tag of %u bytes, aad %u", len, naad);
+	for (p = 0; p < ARRAY_SIZE(paths); p++) {
+		memcpy(b->buf, b->pt, len);
+		if (p)
+			t_seal_c(key, iv, b->aad, naad, b->buf, len, tag);
+		else
+			prism_gcm_seal(key, iv, b->aad, naad, b->buf, len, tag);
+		KUNIT_EXPECT_EQ_MSG(test, memcmp(b->buf, b->ref + naad, len), 0,
+				    "%s: text of %u bytes, aad %u", paths[p],
+				    len, naad);
+		KUNIT_EXPECT_EQ_MSG(test,
+				    memcmp(tag, b->ref + naad + len, sizeof(tag)),
+				    0, "%s: tag of %u bytes, aad %u", paths[p],
+				    len, naad);
+	}
 }
 
 /*
