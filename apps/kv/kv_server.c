@@ -33,7 +33,6 @@
 #define _GNU_SOURCE
 #include <errno.h>
 #include <inttypes.h>
-#include <limits.h>
 #include <poll.h>
 #include <signal.h>
 #include <stdatomic.h>
