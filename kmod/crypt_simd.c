@@ -155,28 +155,6 @@ static const u8 prism_simd_rev_hi[16] __aligned(16) = {
 	"pxor %%xmm6, %%xmm6\n\t"
 
 /**
- * prism_simd_gf128_mul_nat() - x = x * h in GF(2^128), natural form
- * @x: a field element as crypt.c keeps it (word 0: coefficients of
- *     x^0..x^63, bit i that of x^i); the product
- * @h: the other factor, the same way
- *
- * Context: Between prism_simd_begin() and prism_simd_end().
- */
-void prism_simd_gf128_mul_nat(u64 x[2], const u64 h[2])
-{
-	asm volatile("movdqu (%[x]), %%xmm6\n\t"
-		     "movdqu (%[h]), %%xmm1\n\t"
-		     "movdqa (%[p]), %%xmm5\n\t"
-		     PRISM_SIMD_MUL
-		     "movdqu %%xmm6, (%[x])\n\t"
-		     PRISM_SIMD_CLEAR
-		     :
-		     : [x] "r" (x), [h] "r" (h), [p] "r" (prism_simd_poly)
-		     : "memory");
-}
-EXPORT_SYMBOL_IF_KUNIT(prism_simd_gf128_mul_nat);
-
-/**
  * prism_simd_ghash() - GHASH whole blocks: y = (y + b_i) * h, in order
  * @y: the GHASH state, natural form
  * @h: the hash key, natural form

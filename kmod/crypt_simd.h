@@ -21,7 +21,6 @@
 bool prism_simd_begin(void);
 void prism_simd_end(void);
 void prism_simd_aes(const struct crypto_aes_ctx *ctx, u8 *dst, const u8 *src);
-void prism_simd_gf128_mul_nat(u64 x[2], const u64 h[2]);
 void prism_simd_ghash(u64 y[2], const u64 h[2], const u8 *b, size_t n);
 #else
 static inline bool prism_simd_begin(void)
@@ -35,10 +34,6 @@ static inline void prism_simd_end(void)
 
 static inline void prism_simd_aes(const struct crypto_aes_ctx *ctx, u8 *dst,
 				  const u8 *src)
-{
-}
-
-static inline void prism_simd_gf128_mul_nat(u64 x[2], const u64 h[2])
 {
 }
 
