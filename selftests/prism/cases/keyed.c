@@ -710,6 +710,7 @@ struct rot_reader {
 	double			fail_us[ROT_FAILS];
 	double			rekey_us[ROT_N + 1];	/* [ROT_N]: the end */
 	double			window_us[ROT_N];	/* unavailability */
+	double			max_window_us;
 };
 
 static void *rot_read(void *arg)
@@ -739,12 +740,12 @@ static void *rot_read(void *arg)
 
 /*
  * Each rotation's unavailability: from the REKEY call to the completion of
- * the last READ refused before the next rotation (0 if none was).
+ * the last READ refused before the next rotation (0 if none was); the
+ * largest in r->max_window_us.
  */
-static double rot_windows(struct rot_reader *r)
+static void rot_windows(struct rot_reader *r)
 {
 	unsigned long f, n = r->auth_failed < ROT_FAILS ? r->auth_failed : ROT_FAILS;
-	double max = 0;
 	unsigned int i;
 
 	for (i = 0; i < ROT_N; i++) {
@@ -754,10 +755,9 @@ static double rot_windows(struct rot_reader *r)
 			    r->fail_us[f] < r->rekey_us[i + 1] &&
 			    r->fail_us[f] - r->rekey_us[i] > r->window_us[i])
 				r->window_us[i] = r->fail_us[f] - r->rekey_us[i];
-		if (r->window_us[i] > max)
-			max = r->window_us[i];
+		if (r->window_us[i] > r->max_window_us)
+			r->max_window_us = r->window_us[i];
 	}
-	return max;
 }
 
 /*
@@ -774,7 +774,6 @@ static void rotate_under_load(struct client *c, struct kserver *k,
 	long long t0 = now_ms(), next;
 	pthread_t th;
 	unsigned int i;
-	double max;
 
 	memset(r, 0, sizeof(*r));
 	r->c = c;
@@ -800,10 +799,10 @@ static void rotate_under_load(struct client *c, struct kserver *k,
 	atomic_store(&r->stop, 1);
 	pthread_join(th, NULL);
 	r->rekey_us[ROT_N] = pu_now_us();
-	max = rot_windows(r);
+	rot_windows(r);
 	st_diag("overlap %u ms, key %u ms after REKEY: %lu READs OK, %lu AUTH_FAILED, %lu other over %lld ms; unavailability per rotation (us): max %.0f, %.0f %.0f %.0f %.0f %.0f %.0f %.0f %.0f %.0f %.0f",
 		overlap_ms, dist_ms, r->ok, r->auth_failed, r->other,
-		now_ms() - t0, max, r->window_us[0], r->window_us[1],
+		now_ms() - t0, r->max_window_us, r->window_us[0], r->window_us[1],
 		r->window_us[2], r->window_us[3], r->window_us[4],
 		r->window_us[5], r->window_us[6], r->window_us[7],
 		r->window_us[8], r->window_us[9]);
@@ -834,9 +833,9 @@ int case_keyed_rotation(struct client *c)
 	rotate_under_load(c, &k, 0, 0, &r);
 	EXPECT(r.ok >= 10, "READs completed during rotations, key at once (%lu)", r.ok);
 	EXPECT_EQ(r.other, 0, "READs failing otherwise, key at once");
-	EXPECT(rot_windows(&r) < 90000,
+	EXPECT(r.max_window_us < 90000,
 	       "every rotation's unavailability, key at once, under 90 ms (max %.0f us)",
-	       rot_windows(&r));
+	       r.max_window_us);
 out:
 	prism_detach_key(c->fd, &k.sa.eth, k.kr);
 	kserver_close(&k);
