@@ -308,12 +308,26 @@ endpoint_tests() {
 	run_json "endpoint show ep N -j (single object request)" \
 		'length == 1 and .[0].ep == 7 and .[0].dev == "va"' \
 		"$NS_A" -j endpoint show ep "$EP"
-	run_json "endpoint show -s -j: socket counters" \
-		'.[0].stats | keys == (["chains_sent","chains_completed","chains_timed_out","chains_served","ops_served","ops_failed","sends_received","rx_dropped","retransmits","nacks_received","nacks_sent","duplicates","unauth_refused","replies_limited","over_budget","rcvbuf_full","resp_forged","segs_sent","segs_resent","segs_received","segs_dropped","grants_sent","reasm_active","reasm_bytes","cc_held","cc_cuts_remote","cc_cuts_local","cc_cuts_rto","tx_dropped","auth_failed","resp_auth_failed"] | sort)' \
+	# The counters, in the order of their one list (uapi/linux/prism.h).
+	local counters re c
+	counters=$(sed -n 's/^[[:space:]]*X([A-Z0-9_]*,[[:space:]]*\([a-z0-9_]*\)).*/\1/p' \
+		"$repo/uapi/linux/prism.h")
+	check "uapi/linux/prism.h lists counters, auth_failed among them" \
+		eval '[ "$(wc -w <<< "$counters")" -ge 30 ] && grep -qx auth_failed <<< "$counters"'
+	COUNTERS=$(jq -Rn '[inputs]' <<< "$counters")
+	export COUNTERS
+	run_json "endpoint show -s -j: socket counters, each of the list" \
+		'.[0].stats | keys == ($ENV.COUNTERS | fromjson | sort)' \
 		"$NS_A" -j -s endpoint show
 	run_ok "endpoint show -s (text)" "$NS_A" endpoint show -s
-	check "endpoint show -s: counters on an indented line" grep -Eq \
-		"^    chains_sent [0-9]+ chains_completed [0-9]+ .* duplicates [0-9]+ unauth_refused [0-9]+ replies_limited [0-9]+ over_budget [0-9]+ rcvbuf_full [0-9]+ resp_forged [0-9]+ segs_sent [0-9]+ segs_resent [0-9]+ segs_received [0-9]+ segs_dropped [0-9]+ grants_sent [0-9]+ reasm_active 0 reasm_bytes 0 cc_held [0-9]+ cc_cuts_remote [0-9]+ cc_cuts_local [0-9]+ cc_cuts_rto [0-9]+ tx_dropped [0-9]+ auth_failed [0-9]+ resp_auth_failed [0-9]+$" "$T/out"
+	re="^   "
+	for c in $counters; do
+		case $c in
+		reasm_active|reasm_bytes) re+=" $c 0" ;;
+		*) re+=" $c [0-9]+" ;;
+		esac
+	done
+	check "endpoint show -s: counters on an indented line, in order" grep -Eq "$re\$" "$T/out"
 	run_json "endpoint show -j -p: pretty JSON" '.[0].ep == 7' \
 		"$NS_A" -j -p endpoint show
 	check "pretty JSON is indented" grep -q '^        "ep": 7,$' "$T/out"
