@@ -33,18 +33,12 @@
 #define PRISM_GCM_IV_LEN	12
 #define PRISM_GCM_TAG_LEN	16
 
-/*
- * Rights a derived key grants (prism_kd_id.rights): the region access
- * bits of uapi/linux/prism.h, plus admin (a remote Rekey).
- */
-#define PRISM_KD_ADMIN		0x80
-
 /**
  * struct prism_kd_id - who a derived key belongs to
  * @addr: the initiator's link address (kind and MAC or IP address; the
  *        UDP port and the interface do not count)
  * @ep: the initiator's endpoint id
- * @rights: PRISM_ACCESS_* bits, PRISM_KD_ADMIN
+ * @rights: PRISM_ACCESS_* bits, PRISM_KEY_ADMIN (uapi/linux/prism.h)
  * @rkey: the region (a key is for one region, even if two share Kr)
  */
 struct prism_kd_id {

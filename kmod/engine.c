@@ -663,6 +663,37 @@ static int prism_exec_send(struct prism_op_state *x,
 	return st;
 }
 
+/*
+ * REKEY: only in the chain sealed for the region, with a key derived with
+ * PRISM_KEY_ADMIN (prism_resolve_region() sends every other chain away).
+ */
+static int prism_exec_rekey(struct prism_op_state *x,
+			    const struct prism_decoded_op *p,
+			    u8 *out, u32 *out_len)
+{
+	const struct prism_region *r;
+	u32 gen;
+	int st;
+
+	x->ctx->rekeys_refused++;
+	st = prism_resolve_region(x, 0, &r);
+	if (st)
+		return st;
+	if (!r->keyed)
+		return PRISM_S_INVALID;
+	if (!(x->ctx->auth_rights & PRISM_KEY_ADMIN))
+		return PRISM_S_ACCESS;
+	/* The new key's memory is the only thing that can fail: retry. */
+	if (prism_region_rekey_op(x->ctx->mem, x->ctx->memcg, p->op.rkey,
+				  p->data, p->op.addr, &gen))
+		return PRISM_S_NACK;
+	x->ctx->rekeys_refused--;
+	x->ctx->rekeys++;
+	put_unaligned_le64(gen, out);
+	*out_len = sizeof(u64);
+	return PRISM_S_OK;
+}
+
 static int prism_exec_op(struct prism_op_state *x,
 			 const struct prism_decoded_op *p,
 			 u8 *out, u32 *out_len)
@@ -678,6 +709,8 @@ static int prism_exec_op(struct prism_op_state *x,
 		return prism_exec_alloc(x, p, out, out_len);
 	case PRISM_OP_SEND:
 		return prism_exec_send(x, p);
+	case PRISM_OP_REKEY:
+		return prism_exec_rekey(x, p, out, out_len);
 	}
 	return PRISM_S_INVALID;
 }
@@ -717,6 +750,8 @@ int prism_engine_execute(struct prism_exec_ctx *ctx, const u8 *req,
 
 	DO_ONCE(prism_stripes_init);
 	ctx->ops_failed = 0;
+	ctx->rekeys = 0;
+	ctx->rekeys_refused = 0;
 	if (prism_wire_check(req, req_len, nops, &need))
 		return -PRISM_S_INVALID;
 	if (need > resp_cap)

@@ -23,6 +23,7 @@
  * Status answers (NACK, AUTH_FAILED ...) are not sealed: they carry no
  * data, and an attacker who can forge them can drop frames as well.
  */
+#include <linux/sched/mm.h>
 #include <linux/slab.h>
 #include <linux/timekeeping.h>
 #include <kunit/visibility.h>
@@ -35,7 +36,7 @@
 static DEFINE_PER_CPU(struct prism_gcm_key, prism_serve_key);
 
 /* ---------------------------------------------------------------------------
- * Region keys (target, process context).
+ * Region keys (target: process context, and softirq for REKEY ops).
  */
 
 static void prism_region_keys_rcu(struct rcu_head *head)
@@ -54,21 +55,10 @@ void prism_region_keys_free(struct prism_region_keys *keys)
 	kfree_sensitive(keys);
 }
 
-/**
- * prism_region_rekey() - install a region key of a keyed region
- * @mem: memory of the socket
- * @rkey: the region
- * @key: PRISM_KEY_LEN bytes of the new region key
- * @overlap_ms: keys derived from the current region key stay valid this
- *              long (0: they are refused at once)
- * @gen: receives the generation of the new key
- *
- * Context: Process context; takes @mem->lock.
- * Return: 0; -EINVAL if @overlap_ms is above PRISM_MAX_OVERLAP_MS or the
- * region is not keyed; -ENOENT if @mem has no region @rkey; -ENOMEM.
- */
-int prism_region_rekey(struct prism_mem *mem, u64 rkey, const u8 *key,
-		       u32 overlap_ms, u32 *gen)
+/* The rotation of prism_region_rekey() and prism_region_rekey_op(). */
+static int prism_region_rekey_gfp(struct prism_mem *mem, u64 rkey,
+				  const u8 *key, u32 overlap_ms, gfp_t gfp,
+				  u32 *gen)
 {
 	struct prism_region_keys *nk, *ok;
 	struct prism_region *r;
@@ -76,7 +66,7 @@ int prism_region_rekey(struct prism_mem *mem, u64 rkey, const u8 *key,
 
 	if (overlap_ms > PRISM_MAX_OVERLAP_MS)
 		return -EINVAL;
-	nk = kzalloc(sizeof(*nk), GFP_KERNEL_ACCOUNT);
+	nk = kzalloc(sizeof(*nk), gfp);
 	if (!nk)
 		return -ENOMEM;
 	err = aes_expandkey(&nk->cur, key, PRISM_KEY_LEN);
@@ -107,7 +97,51 @@ out:
 	kfree_sensitive(nk);
 	return err;
 }
+
+/**
+ * prism_region_rekey() - install a region key of a keyed region
+ * @mem: memory of the socket
+ * @rkey: the region
+ * @key: PRISM_KEY_LEN bytes of the new region key
+ * @overlap_ms: keys derived from the current region key stay valid this
+ *              long (0: they are refused at once)
+ * @gen: receives the generation of the new key
+ *
+ * Context: Process context; takes @mem->lock.
+ * Return: 0; -EINVAL if @overlap_ms is above PRISM_MAX_OVERLAP_MS or the
+ * region is not keyed; -ENOENT if @mem has no region @rkey; -ENOMEM.
+ */
+int prism_region_rekey(struct prism_mem *mem, u64 rkey, const u8 *key,
+		       u32 overlap_ms, u32 *gen)
+{
+	return prism_region_rekey_gfp(mem, rkey, key, overlap_ms,
+				      GFP_KERNEL_ACCOUNT, gen);
+}
 EXPORT_SYMBOL_IF_KUNIT(prism_region_rekey);
+
+/**
+ * prism_region_rekey_op() - prism_region_rekey() for a REKEY op
+ * @mem: memory of the target socket
+ * @memcg: its memory cgroup, charged for the new keys (may be NULL)
+ * @rkey: the region
+ * @key: PRISM_KEY_LEN bytes of the new region key
+ * @overlap_ms: as for prism_region_rekey()
+ * @gen: receives the generation of the new key
+ *
+ * Context: Softirq (the engine), BH disabled; takes @mem->lock.
+ * Return: as prism_region_rekey().
+ */
+int prism_region_rekey_op(struct prism_mem *mem, struct mem_cgroup *memcg,
+			  u64 rkey, const u8 *key, u32 overlap_ms, u32 *gen)
+{
+	struct mem_cgroup *old = set_active_memcg(memcg);
+	int err;
+
+	err = prism_region_rekey_gfp(mem, rkey, key, overlap_ms,
+				     GFP_ATOMIC | __GFP_ACCOUNT, gen);
+	set_active_memcg(old);
+	return err;
+}
 
 /**
  * prism_region_key_gen() - the generation of a region's key
@@ -123,6 +157,7 @@ u32 prism_region_key_gen(struct prism_region *r)
 
 	return keys ? keys->gen : 0;
 }
+EXPORT_SYMBOL_IF_KUNIT(prism_region_key_gen);
 
 /**
  * prism_region_derive() - the derived key of one client of a keyed region
@@ -130,7 +165,8 @@ u32 prism_region_key_gen(struct prism_region *r)
  * @rkey: the region
  * @pa: the client's link address
  * @ep: the client's endpoint id
- * @rights: PRISM_ACCESS_* bits it gets, within the region's access
+ * @rights: PRISM_ACCESS_* bits it gets, within the region's access, and
+ *          PRISM_KEY_ADMIN for a key that may rotate the region key
  * @kd: receives the derived key
  * @gen: receives the generation of the region key it is derived from
  *
@@ -154,7 +190,8 @@ int prism_region_derive(struct prism_mem *mem, u64 rkey,
 	r = prism_region_find(mem, rkey);
 	if (!r) {
 		err = -ENOENT;
-	} else if (!r->keyed || !rights || (rights & ~r->access)) {
+	} else if (!r->keyed || !rights ||
+		   (rights & ~(r->access | PRISM_KEY_ADMIN))) {
 		err = -EINVAL;
 	} else {
 		keys = rcu_dereference(r->keys);
@@ -318,6 +355,8 @@ void prism_serve_keyed(struct net *net, struct sk_buff *skb,
 	in.wauth = wa;
 	in.auth_key = key;
 	prism_serve_checked(net, psk, &in, src);
+	/* The plaintext (a REKEY's region key among it) dies with the frame. */
+	memzero_explicit((u8 *)(wa + 1), text_len);
 out:
 	prism_gcm_key_wipe(key);
 }
@@ -432,7 +471,8 @@ int prism_ckey_set(struct prism_sock *psk, const struct prism_paddr *pa,
 	if (uk->reserved || (uk->flags & ~PRISM_KEY_DETACH) || !uk->rkey)
 		return -EINVAL;
 	if (!detach) {
-		if (!uk->rights || (uk->rights & ~PRISM_ACCESS_ALL))
+		if (!uk->rights ||
+		    (uk->rights & ~(PRISM_ACCESS_ALL | PRISM_KEY_ADMIN)))
 			return -EINVAL;
 		nk = kzalloc(sizeof(*nk), GFP_KERNEL_ACCOUNT);
 		if (!nk)
@@ -483,9 +523,13 @@ out:
  * @body: its encoded REQ body
  * @body_len: bytes of @body
  *
+ * A REKEY op carries a region key: its chain must be sealed for the
+ * region it rotates, or it is not sent.
+ *
  * Context: Process context, may sleep.
- * Return: 0, or -EINVAL if its ops name two regions with keys attached (a
- * chain is sealed for one region).
+ * Return: 0; -EINVAL if its ops name two regions with keys attached (a
+ * chain is sealed for one region); -ENOKEY if it has a REKEY op and no key
+ * is attached for that op's region at @dst.
  */
 int prism_req_key(struct prism_req *req, const struct prism_paddr *dst,
 		  u32 dst_ep, const u8 *body, u32 body_len)
@@ -493,14 +537,26 @@ int prism_req_key(struct prism_req *req, const struct prism_paddr *dst,
 	struct prism_sock *psk = req->psk;
 	struct prism_decoded_op pop;
 	struct prism_ckey *ck, *found = NULL;
+	u64 rekey_rkey = 0;
+	bool rekey = false;
 	unsigned int i;
 	u32 pos = 0;
 	int err = 0;
 
+	for (i = 0; i < req->nops; i++) {
+		if (prism_wire_parse_op(body, body_len, &pos, i, &pop))
+			return -EINVAL;
+		if (pop.op.opcode == PRISM_OP_REKEY) {
+			if (rekey && rekey_rkey != pop.op.rkey)
+				return -ENOKEY;
+			rekey = true;
+			rekey_rkey = pop.op.rkey;
+		}
+	}
 	if (list_empty_careful(&psk->keys))
-		return 0;
+		return rekey ? -ENOKEY : 0;
 	mutex_lock(&psk->key_mutex);
-	for (i = 0; i < req->nops && !err; i++) {
+	for (i = 0, pos = 0; i < req->nops && !err; i++) {
 		if (prism_wire_parse_op(body, body_len, &pos, i, &pop)) {
 			err = -EINVAL;
 			break;
@@ -513,6 +569,8 @@ int prism_req_key(struct prism_req *req, const struct prism_paddr *dst,
 		else if (ck)
 			found = ck;
 	}
+	if (!err && rekey && (!found || found->rkey != rekey_rkey))
+		err = -ENOKEY;
 	if (found && !err) {
 		refcount_inc(&found->ref);
 		req->ckey = found;

@@ -20,8 +20,6 @@
  * (and is answered from its reply cache, not run), or is refused as stale.
  */
 #define PRISM_AUTH_SKEW_S	30
-/* Longest overlap of a rotation (struct prism_rekey.overlap_ms). */
-#define PRISM_MAX_OVERLAP_MS	60000
 /* Derived keys one client socket holds. */
 #define PRISM_MAX_KEYS		256
 

@@ -142,8 +142,8 @@ struct prism_wres {
  *
  * The rule of uapi/linux/prism.h: WRITE its len bytes unless
  * DATA_INDIRECT; CAS compare value, swap value, compare mask and swap mask
- * of len bytes each, less the values read indirectly; ALLOC and SEND their
- * len bytes; READ none.  Also used by the host fuzzer (tools/fuzz/) to
+ * of len bytes each, less the values read indirectly; ALLOC, SEND and REKEY
+ * their len bytes; READ none.  Also used by the host fuzzer (tools/fuzz/) to
  * build well-formed ops.
  *
  * Context: Any context.
@@ -165,6 +165,7 @@ static inline u64 prism_op_data_len(const struct prism_op *op)
 		return n * op->len;
 	case PRISM_OP_ALLOC:
 	case PRISM_OP_SEND:
+	case PRISM_OP_REKEY:
 		return op->len;
 	default:
 		return 0;
@@ -278,6 +279,10 @@ int prism_freelist_post(struct prism_mem *mem, u32 id, const u64 *addrs,
 int prism_freelist_destroy(struct prism_mem *mem, u32 id);
 int prism_freelist_pop(struct prism_mem *mem, u32 id, u64 rkey, u32 len,
 		       u64 *addr);
+/* keyed.c: the rotation a REKEY op asks for. */
+struct mem_cgroup;
+int prism_region_rekey_op(struct prism_mem *mem, struct mem_cgroup *memcg,
+			  u64 rkey, const u8 *key, u32 overlap_ms, u32 *gen);
 
 /* ---------------------------------------------------------------------------
  * Op engine.
@@ -287,19 +292,27 @@ int prism_freelist_pop(struct prism_mem *mem, u32 id, u64 rkey, u32 len,
  * @mem: memory of the target socket
  * @auth_rkey: the keyed region the chain was sealed for (its AREQ); 0: a
  *             plain chain.  Ops reach a keyed region only through it.
- * @auth_rights: PRISM_ACCESS_* bits the chain's key grants on @auth_rkey
+ * @auth_rights: PRISM_ACCESS_* bits the chain's key grants on @auth_rkey,
+ *               and PRISM_KEY_ADMIN if it may rotate its region key (REKEY)
+ * @memcg: memory cgroup of the target socket, charged for what REKEY
+ *         allocates (NULL: none)
  * @deliver_send: deliver a SEND op's data to the target socket; returns a
  *                PRISM_S_* status.  NULL: SEND fails with PRISM_S_INVALID.
  * @priv: first argument of @deliver_send
  * @ops_failed: set by the engine: ops of the chain whose status is not OK
+ * @rekeys: set by the engine: REKEY ops that installed a key
+ * @rekeys_refused: set by the engine: REKEY ops that did not
  */
 struct prism_exec_ctx {
 	struct prism_mem	*mem;
 	u64			auth_rkey;
 	u32			auth_rights;
+	struct mem_cgroup	*memcg;
 	int (*deliver_send)(void *priv, const void *data, u32 len);
 	void			*priv;
 	u32			ops_failed;
+	u32			rekeys;
+	u32			rekeys_refused;
 };
 
 /* engine.c */

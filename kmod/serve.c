@@ -260,6 +260,7 @@ static void prism_run_chain(struct prism_sock *psk,
 	if (in->wauth) {
 		ctx.auth_rkey = be64_to_cpu(in->wauth->rkey);
 		ctx.auth_rights = in->wauth->rights;
+		ctx.memcg = psk->memcg;
 		resp += sizeof(*in->wauth);
 	}
 	ctx.deliver_send = prism_deliver_send;
@@ -276,6 +277,12 @@ static void prism_run_chain(struct prism_sock *psk,
 	} else {
 		prism_stat_add(net, psk, PRISM_STAT_OPS_SERVED, hdr->nops);
 		prism_stat_add(net, psk, PRISM_STAT_OPS_FAILED, ctx.ops_failed);
+		if (ctx.rekeys | ctx.rekeys_refused) {
+			prism_stat_add(net, psk, PRISM_STAT_REKEYS,
+				       ctx.rekeys);
+			prism_stat_add(net, psk, PRISM_STAT_REKEYS_REFUSED,
+				       ctx.rekeys_refused);
+		}
 	}
 	c->len = sizeof(*rhdr) + ret;
 	trace_prism_chain_exec(hdr, rhdr->status, ctx.ops_failed, ret,

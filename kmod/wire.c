@@ -22,6 +22,7 @@ static const u16 prism_op_flags[PRISM_OP_MAX + 1] = {
 	[PRISM_OP_CAS] = PRISM_CAS_FLAGS,
 	[PRISM_OP_ALLOC] = PRISM_ALLOC_FLAGS,
 	[PRISM_OP_SEND] = PRISM_SEND_FLAGS,
+	[PRISM_OP_REKEY] = PRISM_REKEY_FLAGS,
 };
 
 /* [off, off + len) lies inside the scratch area. */
@@ -38,6 +39,7 @@ static u32 prism_op_output(const struct prism_op *op)
 	case PRISM_OP_CAS:
 		return op->len;
 	case PRISM_OP_ALLOC:
+	case PRISM_OP_REKEY:
 		return sizeof(u64);
 	default:
 		return 0;
@@ -85,6 +87,13 @@ int prism_op_check(const struct prism_op *op, unsigned int idx)
 	}
 	if (op->opcode == PRISM_OP_ALLOC || op->opcode == PRISM_OP_SEND)
 		min_len = 0;
+	/* REKEY: a region key, and addr is the overlap in ms. */
+	if (op->opcode == PRISM_OP_REKEY) {
+		min_len = PRISM_KEY_SIZE;
+		max_len = PRISM_KEY_SIZE;
+		if (op->addr > PRISM_MAX_OVERLAP_MS)
+			return -EINVAL;
+	}
 	if (op->len < min_len || op->len > max_len)
 		return -EINVAL;
 	if (op->data_len != prism_op_data_len(op))

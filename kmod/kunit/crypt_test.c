@@ -596,7 +596,7 @@ static void kd_inputs_count(struct kunit *test)
 	KUNIT_ASSERT_EQ(test, prism_kd_derive(&kr, &id, kd), 0);
 	KUNIT_EXPECT_NE(test, memcmp(kd, base, sizeof(kd)), 0);
 	id.ep = 7;
-	id.rights = 3 | PRISM_KD_ADMIN;
+	id.rights = 3 | PRISM_KEY_ADMIN;
 	KUNIT_ASSERT_EQ(test, prism_kd_derive(&kr, &id, kd), 0);
 	KUNIT_EXPECT_NE(test, memcmp(kd, base, sizeof(kd)), 0);
 	id.rights = 3;

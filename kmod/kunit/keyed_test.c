@@ -3,7 +3,8 @@
  * KUnit tests of keyed.c: region keys (install, rotate, refuse), derived
  * keys for clients, and the target's check of an AREQ: the right key, a
  * key of another endpoint or of other rights, a changed header, text or
- * tag, the old key after a rotation, during and after an overlap.
+ * tag, the old key after a rotation, during and after an overlap; the
+ * REKEY op, run by the engine, with and without the rights it needs.
  * Region A of the fixture (utils.h) is made keyed for each test.
  */
 #include <kunit/test.h>
@@ -138,6 +139,12 @@ static void rekey_and_derive(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, prism_region_derive(&f->mem, RK(f, RA), &t_client,
 						  1, PRISM_ACCESS_ALL + 1, kd,
 						  &gen), -EINVAL);
+	/* The admin right, alone or with access rights; no other bit. */
+	t_kd(test, f, 1, PRISM_KEY_ADMIN, kd, 2);
+	t_kd(test, f, 1, PRISM_ACCESS_ALL | PRISM_KEY_ADMIN, kd, 2);
+	KUNIT_EXPECT_EQ(test, prism_region_derive(&f->mem, RK(f, RA), &t_client,
+						  1, PRISM_KEY_ADMIN >> 1, kd,
+						  &gen), -EINVAL);
 	KUNIT_EXPECT_EQ(test, prism_region_derive(&f->mem, RK(f, RB), &t_client,
 						  1, PRISM_ACCESS_REMOTE_READ,
 						  kd, &gen), -EINVAL);
@@ -235,11 +242,89 @@ static void areq_without_key(struct kunit *test)
 	KUNIT_EXPECT_FALSE(test, t_check(f, &a));
 }
 
+/* A REKEY op run by the engine: who may rotate the key, and what then. */
+struct t_rekey {
+	const char	*name;
+	bool		sealed;		/* the chain was sealed for region A */
+	u8		rights;		/* of its key */
+	int		region;		/* the op's: RA, RB, or -1 (no region) */
+	u32		overlap_ms;
+	u8		want;		/* status of the op */
+};
+
+static const struct t_rekey t_rekey_cases[] = {
+	{ "admin key", true, PRISM_ACCESS_REMOTE_READ | PRISM_KEY_ADMIN, RA, 0,
+	  PRISM_S_OK },
+	{ "admin key, with an overlap", true, PRISM_KEY_ADMIN, RA, 5000,
+	  PRISM_S_OK },
+	{ "key without the admin right", true, PRISM_ACCESS_ALL, RA, 0,
+	  PRISM_S_ACCESS },
+	{ "plain chain", false, 0, RA, 0, PRISM_S_AUTH },
+	{ "a plain region", true, PRISM_ACCESS_ALL | PRISM_KEY_ADMIN, RB, 0,
+	  PRISM_S_INVALID },
+	{ "no such region", true, PRISM_ACCESS_ALL | PRISM_KEY_ADMIN, -1, 0,
+	  PRISM_S_AUTH },
+};
+
+static void t_rekey_desc(const struct t_rekey *c, char *desc)
+{
+	strscpy(desc, c->name, KUNIT_PARAM_DESC_SIZE);
+}
+
+KUNIT_ARRAY_PARAM(t_rekey, t_rekey_cases, t_rekey_desc);
+
+static void rekey_op(struct kunit *test)
+{
+	const struct t_rekey *c = test->param_value;
+	struct t_fix *f = test->priv;
+	u64 rkey = c->region < 0 ? RK(f, RA) ^ 1 : RK(f, c->region);
+	bool ok = c->want == PRISM_S_OK;
+	u8 kd1[PRISM_KEY_LEN], kd2[PRISM_KEY_LEN];
+	struct t_areq a1, a2;
+	struct prism_region *r;
+	u32 gen;
+
+	KUNIT_ASSERT_EQ(test, prism_region_rekey(&f->mem, RK(f, RA), t_k1, 0,
+						 &gen), 0);
+	t_kd(test, f, T_SRC_EP, PRISM_ACCESS_REMOTE_READ, kd1, 1);
+	t_seal(&a1, kd1, T_SRC_EP, RK(f, RA), PRISM_ACCESS_REMOTE_READ);
+
+	if (c->sealed) {
+		f->ctx.auth_rkey = RK(f, RA);
+		f->ctx.auth_rights = c->rights;
+	}
+	t_add(f->q, OP(.opcode = PRISM_OP_REKEY, .rkey = rkey,
+		       .addr = c->overlap_ms, .len = PRISM_KEY_SIZE,
+		       .data_len = PRISM_KEY_SIZE), t_k2);
+	t_add_read(f->q, RK(f, RB), VA(f, RB, 0), 8);
+	KUNIT_ASSERT_GE(test, t_run(test, f), 0);
+	T_ST(test, f, 0, c->want);
+	T_ST(test, f, 1, PRISM_S_OK);
+	KUNIT_EXPECT_EQ(test, t_olen(f, 0), ok ? 8U : 0U);
+	KUNIT_EXPECT_EQ(test, f->ctx.rekeys, ok ? 1U : 0U);
+	KUNIT_EXPECT_EQ(test, f->ctx.rekeys_refused, ok ? 0U : 1U);
+	if (ok)
+		KUNIT_EXPECT_EQ(test, get_unaligned_le64(t_out(f, 0)), 2ULL);
+
+	rcu_read_lock();
+	r = prism_region_find(&f->mem, RK(f, RA));
+	KUNIT_EXPECT_EQ(test, prism_region_key_gen(r), ok ? 2U : 1U);
+	rcu_read_unlock();
+	/* The key derived from t_k1 works until the rotation's overlap ends. */
+	KUNIT_EXPECT_EQ(test, t_check(f, &a1), !ok || c->overlap_ms > 0);
+	if (ok) {
+		t_kd(test, f, T_SRC_EP, PRISM_ACCESS_REMOTE_READ, kd2, 2);
+		t_seal(&a2, kd2, T_SRC_EP, RK(f, RA), PRISM_ACCESS_REMOTE_READ);
+		KUNIT_EXPECT_TRUE(test, t_check(f, &a2));
+	}
+}
+
 static struct kunit_case keyed_test_cases[] = {
 	KUNIT_CASE(rekey_and_derive),
 	KUNIT_CASE(areq_needs_its_key),
 	KUNIT_CASE(areq_after_rekey),
 	KUNIT_CASE(areq_without_key),
+	KUNIT_CASE_PARAM(rekey_op, t_rekey_gen_params),
 	{}
 };
 

@@ -48,7 +48,7 @@ static const struct t_bad t_bad_cases[] = {
 	{ "data_len larger than the op needs", 2 },
 	{ "data_len smaller than the op needs", 3 },
 	{ "opcode 0", 4 },
-	{ "opcode above SEND", 5 },
+	{ "opcode above REKEY", 5 },
 	{ "unknown flag bit", 6 },
 	{ "BOUNDED on WRITE", 7 },
 	{ "REDIRECT on WRITE", 8 },
@@ -85,6 +85,9 @@ static const struct t_bad t_bad_cases[] = {
 	{ "CAS data missing the swap mask", 39 },
 	{ "SEND len above PRISM_MAX_OP_LEN", 40 },
 	{ "READ redirect scratch of BOUNDED len out of range", 41 },
+	{ "REKEY key of 15 bytes", 42 },
+	{ "REKEY overlap above PRISM_MAX_OVERLAP_MS", 43 },
+	{ "REDIRECT on REKEY", 44 },
 };
 
 static void t_bad_desc(const struct t_bad *c, char *desc)
@@ -303,6 +306,22 @@ static void t_build_bad(struct t_fix *f, int kind)
 				     PRISM_F_REDIRECT_SCRATCH,
 			    .rkey = rk, .addr = a, .len = 64,
 			    .redirect = PRISM_SCRATCH_SIZE - 32), NULL);
+		break;
+	case 42:
+		t_add(q, OP(.opcode = PRISM_OP_REKEY, .rkey = rk, .len = 15,
+			    .data_len = 15), d);
+		break;
+	case 43:
+		t_add(q, OP(.opcode = PRISM_OP_REKEY, .rkey = rk,
+			    .addr = PRISM_MAX_OVERLAP_MS + 1,
+			    .len = PRISM_KEY_SIZE, .data_len = PRISM_KEY_SIZE),
+		      d);
+		break;
+	case 44:
+		t_add(q, OP(.opcode = PRISM_OP_REKEY, .flags = PRISM_F_REDIRECT,
+			    .rkey = rk, .len = PRISM_KEY_SIZE,
+			    .redirect = VA(f, RA, 0x80),
+			    .data_len = PRISM_KEY_SIZE), d);
 		break;
 	}
 }

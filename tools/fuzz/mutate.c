@@ -109,6 +109,7 @@ static u16 fz_pick_flags(u8 opcode)
 		[PRISM_OP_CAS] = PRISM_CAS_FLAGS,
 		[PRISM_OP_ALLOC] = PRISM_ALLOC_FLAGS,
 		[PRISM_OP_SEND] = PRISM_SEND_FLAGS,
+		[PRISM_OP_REKEY] = PRISM_REKEY_FLAGS,
 	};
 	u16 mask = opcode >= 1 && opcode <= PRISM_OP_MAX ? allowed[opcode] :
 							  PRISM_F_ALL;
@@ -160,6 +161,10 @@ static void fz_fixup(struct fz_op *o, unsigned int idx)
 		op->swap_addr = 0;
 	if (op->opcode == PRISM_OP_SEND)
 		op->addr = 0;
+	if (op->opcode == PRISM_OP_REKEY) {
+		op->len = PRISM_KEY_SIZE;
+		op->addr %= PRISM_MAX_OVERLAP_MS + 1;
+	}
 	dl = prism_op_data_len(op);
 	if (dl > 8192)
 		return;

@@ -251,6 +251,18 @@ int prism_freelist_pop(struct prism_mem *mem, u32 id, u64 rkey, u32 len,
 	return PRISM_S_OK;
 }
 
+/* No fuzzed region is keyed: a REKEY op never gets this far. */
+int prism_region_rekey_op(struct prism_mem *mem, struct mem_cgroup *memcg,
+			  u64 rkey, const u8 *key, u32 overlap_ms, u32 *gen)
+{
+	(void)mem;
+	(void)memcg;
+	(void)key;
+	(void)gen;
+	fz_fail("REKEY reached a plain region", (u32)rkey, overlap_ms);
+	return -EINVAL;
+}
+
 /* ---------------------------------------------------------------------------
  * SEND delivery.
  */
@@ -382,6 +394,9 @@ static void fz_check_status(const struct prism_op *op, unsigned int i, int st)
 {
 	switch (st) {
 	case PRISM_S_OK:
+		/* REKEY runs only in sealed chains, on keyed regions. */
+		FZ_ASSERT(op->opcode != PRISM_OP_REKEY, i, st);
+		break;
 	case PRISM_S_ACCESS:
 	case PRISM_S_AUTH:
 	case PRISM_S_INVALID:

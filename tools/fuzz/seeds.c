@@ -182,6 +182,12 @@ int main(int argc, char **argv)
 	op(0, PRISM_OP_SEND, PRISM_F_CONDITIONAL, 0, 0);
 	end();
 
+	/* REKEY of a plain region (the fuzzed ones are): INVALID */
+	begin();
+	op(0, PRISM_OP_REKEY, 0, PRISM_KEY_SIZE, 300);
+	op(0, PRISM_OP_READ, PRISM_F_CONDITIONAL, 8, R(0, 0));
+	end();
+
 	/* indirect and bounded READs through pointers planted in memory */
 	begin();
 	poke_pair(0, 64, R(0, 1000), 24);

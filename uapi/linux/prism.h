@@ -157,7 +157,8 @@ enum prism_opcode {
 	PRISM_OP_CAS	= 3,	/* masked compare-and-swap, returns old value */
 	PRISM_OP_ALLOC	= 4,	/* pop buffer from free list addr, fill, return its address */
 	PRISM_OP_SEND	= 5,	/* two-sided: deliver data to the target socket */
-	PRISM_OP_MAX	= PRISM_OP_SEND,
+	PRISM_OP_REKEY	= 6,	/* keyed region: install a new region key */
+	PRISM_OP_MAX	= PRISM_OP_REKEY,
 };
 
 /*
@@ -199,6 +200,7 @@ enum prism_opcode {
 #define PRISM_ALLOC_FLAGS	(PRISM_F_CONDITIONAL | PRISM_F_REDIRECT |	\
 				 PRISM_F_REDIRECT_SCRATCH)
 #define PRISM_SEND_FLAGS	PRISM_F_CONDITIONAL
+#define PRISM_REKEY_FLAGS	PRISM_F_CONDITIONAL
 
 /*
  * CAS modes (struct prism_op.cas_mode).  With cm = compare mask and
@@ -228,10 +230,19 @@ enum prism_cas_mode {
  *		with SWAP_INDIRECT), compare_mask[len], swap_mask[len]
  *  ALLOC:	len bytes written into the allocated buffer
  *  SEND:	len bytes delivered to the target socket
+ *  REKEY:	the new region key (len = PRISM_KEY_SIZE bytes)
  *  READ:	none
  * Output (returned in the completion, or stored at redirect):
  *  READ: the bytes read; CAS: the old len bytes; ALLOC: the buffer's
- *  8-byte little-endian address; WRITE, SEND: none.
+ *  8-byte little-endian address; REKEY: the new key's generation, 8 bytes
+ *  little-endian; WRITE, SEND: none.
+ *
+ * REKEY (prism(7), "Keyed regions") rotates the key of keyed region rkey
+ * as PRISM_IOC_REKEY does, with addr = overlap_ms (at most
+ * PRISM_MAX_OVERLAP_MS).  It runs only in a chain sealed for that region
+ * with a key derived with PRISM_KEY_ADMIN (else AUTH or ACCESS); the
+ * sending module refuses to send it unsealed (ENOKEY), so the new key
+ * never travels in clear.
  */
 struct prism_op {
 	__u8	opcode;		/* enum prism_opcode */
@@ -338,6 +349,13 @@ struct prism_reg_mr {
 
 /* Bytes of a region key and of a derived key (AES-128). */
 #define PRISM_KEY_SIZE		16
+/*
+ * A right of a derived key beyond the PRISM_ACCESS_* bits: its chains may
+ * rotate the region key with PRISM_OP_REKEY (an admin key).
+ */
+#define PRISM_KEY_ADMIN		_BITUL(7)
+/* Longest overlap of a rotation (prism_rekey.overlap_ms, REKEY's addr). */
+#define PRISM_MAX_OVERLAP_MS	60000
 
 /*
  * Install the region key of keyed region rkey (the first one, or a new one:
@@ -356,7 +374,8 @@ struct prism_rekey {
  * The derived key of one client of keyed region rkey: addr is the client's
  * endpoint address (struct sockaddr_prism or sockaddr_prism_udp, addr_len
  * bytes, of the kind of this socket); rights are the PRISM_ACCESS_* bits
- * its chains get (within the region's access).  The server hands kd to that
+ * its chains get (within the region's access), and PRISM_KEY_ADMIN for a
+ * key that may rotate the region key (PRISM_OP_REKEY).  The server hands kd to that
  * client out of band; it never travels in a frame.
  */
 struct prism_derive_key {
@@ -470,7 +489,9 @@ struct prism_key {
 	X(CC_CUTS_RTO,		cc_cuts_rto)		/* client: target windows cut for a retransmission timeout */ \
 	X(TX_DROPPED,		tx_dropped)		/* frames not sent: interface gone or down, no route */ \
 	X(AUTH_FAILED,		auth_failed)		/* target: keyed chains refused (tag, key, time) */ \
-	X(RESP_AUTH_FAILED,	resp_auth_failed)	/* client: answers to keyed chains dropped (tag) */
+	X(RESP_AUTH_FAILED,	resp_auth_failed)	/* client: answers to keyed chains dropped (tag) */ \
+	X(REKEYS,		rekeys)			/* target: region keys installed by REKEY ops */ \
+	X(REKEYS_REFUSED,	rekeys_refused)		/* target: REKEY ops refused (key without admin right, plain chain, memory) */
 
 /*
  * Counters, per socket (PRISM_STATS) and per netns (/proc/net/prism): one
