@@ -125,6 +125,8 @@ static inline __u16 prism_op_allowed_flags(__u8 opcode)
 		return PRISM_ALLOC_FLAGS;
 	case PRISM_OP_SEND:
 		return PRISM_SEND_FLAGS;
+	case PRISM_OP_REKEY:
+		return PRISM_REKEY_FLAGS;
 	default:
 		return 0;
 	}
@@ -442,6 +444,31 @@ static inline struct prism_op *prism_prep_send(struct prism_chain_buf *c,
 	return op;
 }
 
+/*
+ * Keyed region rkey: install key as its region key, keys derived from the
+ * current one staying valid overlap_ms more (prism_rekey(3)).  The chain
+ * must be sealed with a key derived with PRISM_KEY_ADMIN for rkey and
+ * attached for the target; the output is the new key's generation
+ * (prism_msg_u64()).
+ */
+static inline struct prism_op *prism_prep_rekey(struct prism_chain_buf *c,
+						__u64 rkey,
+						const __u8 key[PRISM_KEY_SIZE],
+						__u32 overlap_ms)
+{
+	struct prism_op *op;
+
+	if (!c->err && (!key || overlap_ms > PRISM_MAX_OVERLAP_MS)) {
+		prism_chain_fail(c, -EINVAL);
+		return NULL;
+	}
+	op = prism_chain_add_op(c, PRISM_OP_REKEY, 0, PRISM_KEY_SIZE, rkey,
+				overlap_ms, PRISM_KEY_SIZE);
+	if (op)
+		memcpy(prism_op_data(op), key, PRISM_KEY_SIZE);
+	return op;
+}
+
 /* Output bytes an op produces (READ: up to len). */
 static inline __u32 prism_op_output_len(const struct prism_op *op)
 {
@@ -450,6 +477,7 @@ static inline __u32 prism_op_output_len(const struct prism_op *op)
 	case PRISM_OP_CAS:
 		return op->len;
 	case PRISM_OP_ALLOC:
+	case PRISM_OP_REKEY:
 		return 8;
 	default:
 		return 0;

@@ -126,6 +126,7 @@ int case_keyed_errno(struct client *c);
 int case_keyed(struct client *c);
 int case_keyed_wire(struct client *c);
 int case_keyed_rekey(struct client *c);
+int case_keyed_rekey_op(struct client *c);
 int case_keyed_rotation(struct client *c);
 
 #endif

@@ -15,6 +15,10 @@
  *                 tampered one is refused (auth_failed)
  *   keyed_rekey   a bogus key, another endpoint's key, rotation without
  *                 and with an overlap, detach
+ *   keyed_rekey_op  the remote REKEY op: refused unsealed (ENOKEY) and
+ *                 without the admin right (ACCESS); with an admin key it
+ *                 rotates the key, which no captured frame shows; with
+ *                 an overlap the old keys keep working
  *   keyed_rotation  rotations every 100 ms under continuous READs: none
  *                 fails with an overlap; without, the failures are counted,
  *                 and with the client's new key attached at once, the
@@ -692,6 +696,130 @@ int case_keyed_rekey(struct client *c)
 	keyed_read(c, &k, PRISM_S_NO_ENDPOINT, "READ after the key was detached");
 out:
 	prism_detach_key(c->fd, &k.sa.eth, k.kr);
+	kserver_close(&k);
+	return st_failed;
+}
+
+/* One chain with a REKEY op of region rkey at k's server. */
+static const struct prism_msg *rekey_op(struct client *c, struct kserver *k,
+					__u64 rkey, const __u8 *key,
+					__u32 overlap_ms)
+{
+	struct prism_chain_buf ch;
+
+	cl_chain(c, &ch);
+	prism_prep_rekey(&ch, rkey, key, overlap_ms);
+	return kexec(c, k, &ch);
+}
+
+/* The 8-byte little-endian generation REKEY returns. */
+static void expect_gen(const struct prism_msg *m, __u64 gen, const char *what)
+{
+	__u8 le[8];
+
+	prism_put_le64(le, gen);
+	cl_expect_op(m, 0, PRISM_S_OK, le, 8, what);
+}
+
+int case_keyed_rekey_op(struct client *c)
+{
+	const __u32 admin = PRISM_ACCESS_ALL | PRISM_KEY_ADMIN;
+	struct prism_chain_buf ch;
+	const struct prism_msg *m;
+	__u8 kd[PRISM_KEY_SIZE];
+	struct prism_stats s0;
+	struct capture cp;
+	struct kserver k;
+	__u32 gen = 0;
+	long long t0;
+	ssize_t n;
+	int cap;
+
+	cap = capture_in_netns(c->peer_ns);
+	if (cap < 0) {
+		FAIL("packet socket in %s: %s", c->peer_ns, errno_name(-cap));
+		return 1;
+	}
+	if (kserver_open(c, &k, true))
+		goto out;
+	fill_key(k.key, 5);
+
+	/* No key attached: the module does not send a key in clear. */
+	cl_chain(c, &ch);
+	prism_prep_rekey(&ch, k.kr, k.key, 0);
+	n = prism_execute(c->fd, &k.sa.eth, &ch, c->out, sizeof(c->out));
+	EXPECT_EQ(n, -ENOKEY, "REKEY without a key attached");
+	/* A key attached for another region than the one rotated. */
+	if (give_key(c, &k, k.ro, PRISM_ACCESS_REMOTE_READ))
+		goto out;
+	cl_chain(c, &ch);
+	prism_prep_read(&ch, k.ro, (__u64)(uintptr_t)k.romem, 8);
+	prism_prep_rekey(&ch, k.kr, k.key, 0);
+	n = prism_execute(c->fd, &k.sa.eth, &ch, c->out, sizeof(c->out));
+	EXPECT_EQ(n, -ENOKEY, "REKEY in a chain sealed for another region");
+	prism_detach_key(c->fd, &k.sa.eth, k.ro);
+
+	/* Sealed, but the key lacks the admin right: ACCESS, not rotated. */
+	if (give_key(c, &k, k.kr, PRISM_ACCESS_ALL))
+		goto out;
+	s0 = kstats(k.s);
+	m = rekey_op(c, &k, k.kr, k.key, 0);
+	expect_status(m, PRISM_S_OK, "REKEY with a key without the admin right");
+	cl_expect_op(m, 0, PRISM_S_ACCESS, NULL, 0, "its op");
+	EXPECT_EQ(kstats(k.s).rekeys_refused - s0.rekeys_refused, 1, "rekeys_refused");
+	EXPECT_EQ(kstats(k.s).rekeys - s0.rekeys, 0, "rekeys");
+	keyed_read(c, &k, PRISM_S_OK, "READ after the refused REKEY (same key)");
+
+	/* An admin key: rotated, and no captured frame holds the new key. */
+	if (give_key(c, &k, k.kr, admin))
+		goto out;
+	capture_drain(cap, "", 0, &cp);
+	s0 = kstats(k.s);
+	m = rekey_op(c, &k, k.kr, k.key, 0);
+	expect_status(m, PRISM_S_OK, "REKEY with an admin key");
+	expect_gen(m, 2, "REKEY's output: the generation");
+	EXPECT_EQ(kstats(k.s).rekeys - s0.rekeys, 1, "rekeys at the target");
+	capture_drain(cap, k.key, PRISM_KEY_SIZE, &cp);
+	EXPECT(cp.prism >= 2, "the capture saw the REKEY and its answer (%u)", cp.prism);
+	EXPECT_EQ(cp.hits, 0, "captured frames holding the new region key");
+	keyed_read(c, &k, PRISM_S_AUTH_FAILED, "READ with the admin key of the old region key");
+	EXPECT_ERR(prism_derive_key(k.s, k.kr, &c->me.eth, PRISM_ACCESS_ALL, kd, &gen), 0,
+		   "the owner derives a key of the new region key");
+	EXPECT_EQ(gen, 2, "the generation the owner sees");
+	EXPECT_ERR(prism_attach_key(c->fd, &k.sa.eth, k.kr, PRISM_ACCESS_ALL, kd), 0,
+		   "attach it");
+	keyed_read(c, &k, PRISM_S_OK, "READ with a key of the new region key");
+	/*
+	 * The region key installed is the one REKEY carried: installed again
+	 * locally, it keeps the key derived from it valid.
+	 */
+	EXPECT_ERR(prism_rekey(k.s, k.kr, k.key, 0, &gen), 0, "the same key again, locally");
+	EXPECT_EQ(gen, 3, "generation");
+	keyed_read(c, &k, PRISM_S_OK, "READ: the same region key, the same derived key");
+
+	/* With an overlap: the old keys keep working while it lasts. */
+	if (give_key(c, &k, k.kr, admin))
+		goto out;
+	fill_key(k.key, 6);
+	t0 = now_ms();
+	m = rekey_op(c, &k, k.kr, k.key, 3000);
+	expect_status(m, PRISM_S_OK, "REKEY with a 3 s overlap");
+	expect_gen(m, 4, "its generation");
+	if (now_ms() - t0 < 2500)
+		keyed_read(c, &k, PRISM_S_OK, "READ with the old admin key during the overlap");
+	else
+		st_diag("%lld ms of the overlap used: not checked", now_ms() - t0);
+
+	/* A plain region cannot be rotated; its chain has no key to seal. */
+	cl_chain(c, &ch);
+	prism_prep_rekey(&ch, k.pr, k.key, 0);
+	n = prism_execute(c->fd, &k.sa.eth, &ch, c->out, sizeof(c->out));
+	EXPECT_EQ(n, -ENOKEY, "REKEY of a plain region");
+out:
+	memset(kd, 0, sizeof(kd));
+	close(cap);
+	prism_detach_key(c->fd, &k.sa.eth, k.kr);
+	prism_detach_key(c->fd, &k.sa.eth, k.ro);
 	kserver_close(&k);
 	return st_failed;
 }

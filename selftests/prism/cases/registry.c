@@ -51,6 +51,7 @@ const struct st_case st_cases[] = {
 	{ "keyed", case_keyed, "keyed regions: sealed chains, rights, unsealed chains" },
 	{ "keyed_wire", case_keyed_wire, "keyed regions: no plaintext captured, replay, tamper" },
 	{ "keyed_rekey", case_keyed_rekey, "keyed regions: wrong keys, rotation, overlap" },
+	{ "keyed_rekey_op", case_keyed_rekey_op, "keyed regions: the remote REKEY op, admin keys" },
 	{ "keyed_rotation", case_keyed_rotation, "keyed regions: rotations every 100 ms under load" },
 	{ NULL, NULL, NULL },
 };

@@ -60,7 +60,7 @@ CORE="read_direct read_indirect read_bounded write_inline write_indirect
 write_data_indirect cas_modes cas_masks cas_wide cas_indirect alloc
 alloc_empty kv_put rs_write redirect scratch conditional access_auth
 access_bounds access_pointer send no_endpoint ring_16 udp_errno
-keyed_errno keyed keyed_wire keyed_rekey"
+keyed_errno keyed keyed_wire keyed_rekey keyed_rekey_op"
 
 cleanup() {
 	local p
