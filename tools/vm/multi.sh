@@ -5,13 +5,19 @@
 # segment: real hosts, each with its own kernel, for PRISM across NICs.
 #
 # Usage: tools/vm/multi.sh [-n N] [--timeout SEC] [--mem MB] [--mtu MTU]
-#                          [--kernel K] [--logs DIR] -- CMD [ARGS...]
+#                          [--kernel K] [--smp N] [--queues Q] [--logs DIR]
+#                          -- CMD [ARGS...]
 #
-# Each guest is a tools/vm/run.sh guest (--kernel K, default stock; 1
-# vCPU; --mem MB, default 1024) with a virtio-net NIC named eth0 (MAC
-# 52:54:00:50:<run>:<i>, MTU --mtu, default 1500) on one qemu multicast
-# hub (a random group and port per run, on 127.0.0.1): every frame one
-# guest sends reaches all the others.
+# Each guest is a tools/vm/run.sh guest (--kernel K, default stock; --smp
+# N vCPUs, default 1; --mem MB, default 1024) with a virtio-net NIC named
+# eth0 (MAC 52:54:00:50:<run>:<i>, MTU --mtu, default 1500) on one qemu
+# multicast hub (a random group and port per run, on 127.0.0.1): every
+# frame one guest sends reaches all the others.  With --queues Q the NICs
+# have Q queue pairs each and are joined instead by a bridge on the host
+# (pmq<run>) of multi-queue taps (pmq<run>t<i>), created for the run and
+# removed after it: this needs root and /dev/net/tun on the host.  The
+# host's tap picks the queue of each frame it hands a guest by a hash of
+# the frame's flow (addresses and ports), as a NIC's RSS does.
 # Every guest runs the same CMD (argv or, as one argument, a shell line)
 # with PRISM_GUEST=i (0..N-1), PRISM_GUESTS=N and PRISM_MH_DIR = a fresh
 # directory under $PRISM_OUT that all guests can write: exchange info
@@ -37,7 +43,7 @@
 set -euo pipefail
 
 here=$(cd "$(dirname "$0")" && pwd)
-n=3 tmo=600 mem=1024 mtu=1500 kernel=stock logs=
+n=3 tmo=600 mem=1024 mtu=1500 kernel=stock smp=1 queues=0 logs=
 grace=${PRISM_MULTI_GRACE:-60}
 
 usage() {
@@ -52,6 +58,8 @@ while [ $# -gt 0 ]; do
 	--mem) mem=${2:?}; shift 2 ;;
 	--mtu) mtu=${2:?}; shift 2 ;;
 	--kernel) kernel=${2:?}; shift 2 ;;
+	--smp) smp=${2:?}; shift 2 ;;
+	--queues) queues=${2:?}; shift 2 ;;
 	--logs) logs=${2:?}; shift 2 ;;
 	--) shift; break ;;
 	-h|--help) usage 0 ;;
@@ -61,6 +69,8 @@ done
 [ $# -ge 1 ] || usage
 [[ $n =~ ^[0-9]+$ ]] && [ "$n" -ge 1 ] && [ "$n" -le 250 ] ||
 	{ echo "multi.sh: -n 1..250" >&2; exit 2; }
+[[ $smp =~ ^[1-8]$ ]] || { echo "multi.sh: --smp 1..8" >&2; exit 2; }
+[[ $queues =~ ^[0-8]$ ]] || { echo "multi.sh: --queues 0..8 (0: the hub)" >&2; exit 2; }
 
 say() { echo "multi: $*" >&2; }
 now() { date +%s; }
@@ -81,6 +91,34 @@ group=239.255.$((RANDOM % 256)).$((RANDOM % 254 + 1))
 port=$((20000 + RANDOM % 40000))
 hub="socket,mcast=$group:$port,localaddr=127.0.0.1"
 mac_of() { printf '52:54:00:50:%02x:%02x' "$run" "$1"; }
+net_of() { echo "$hub"; }
+
+# --queues: a host bridge of multi-queue taps instead of the hub.
+br=
+taps_down() {
+	local i
+	[ -n "$br" ] || return 0
+	for i in $(seq 0 $((n - 1))); do
+		ip link del "${br}t$i" 2> /dev/null || true
+	done
+	ip link del "$br" 2> /dev/null || true
+	return 0
+}
+if [ "$queues" -gt 0 ]; then
+	[ -c /dev/net/tun ] && [ "$(id -u)" = 0 ] ||
+		{ echo "multi.sh: --queues needs root and /dev/net/tun" >&2; exit 2; }
+	br=pmq$run
+	trap taps_down EXIT
+	ip link add "$br" type bridge ||
+		{ echo "multi.sh: cannot create bridge $br" >&2; br=; exit 2; }
+	for i in $(seq 0 $((n - 1))); do
+		ip tuntap add dev "${br}t$i" mode tap multi_queue &&
+			ip link set "${br}t$i" mtu "$mtu" master "$br" up ||
+			{ echo "multi.sh: cannot create tap ${br}t$i" >&2; exit 2; }
+	done
+	ip link set "$br" up || { echo "multi.sh: cannot bring $br up" >&2; exit 2; }
+	net_of() { echo "tap,ifname=${br}t$1,script=no,downscript=no,queues=$queues,vhost=off"; }
+fi
 
 # The guests mark themselves ready (booted, eth0 up) before the command.
 # shellcheck disable=SC2016
@@ -89,13 +127,18 @@ if [ $# -eq 1 ]; then exec sh -c "$1"; else exec "$@"; fi'
 
 declare -a pid=() status=() up_t=() done_t=()
 t0=$(now)
-say "run $base: $n guests ($kernel kernel, 1 vCPU, $mem MB, timeout ${tmo}s each)"
-say "hub: qemu multicast $group:$port on 127.0.0.1, MTU $mtu; shared dir $PRISM_MH_DIR"
+say "run $base: $n guests ($kernel kernel, $smp vCPU, $mem MB, timeout ${tmo}s each)"
+if [ -n "$br" ]; then
+	say "link: host bridge $br of taps with $queues queue pairs each, MTU $mtu; shared dir $PRISM_MH_DIR"
+else
+	say "hub: qemu multicast $group:$port on 127.0.0.1, MTU $mtu; shared dir $PRISM_MH_DIR"
+fi
 for i in $(seq 0 $((n - 1))); do
 	say "guest $i: booting, MAC $(mac_of "$i")$([ "$i" = 0 ] && echo ", output below" || echo ", output in $logs/guest$i.log")"
-	args=(--kernel "$kernel" --smp 1 --mem "$mem" --timeout "$tmo"
+	args=(--kernel "$kernel" --smp "$smp" --mem "$mem" --timeout "$tmo"
 		--dmesg "$logs/dmesg-guest$i.txt"
-		--net "$hub" --mac "$(mac_of "$i")" --mtu "$mtu"
+		--net "$(net_of "$i")" --net-queues "$((queues > 0 ? queues : 1))"
+		--mac "$(mac_of "$i")" --mtu "$mtu"
 		-- sh -c "$wrap" multi-guest "$@")
 	if [ "$i" = 0 ]; then
 		PRISM_GUEST=$i PRISM_GUESTS=$n "$here/run.sh" "${args[@]}" \

@@ -6,7 +6,8 @@
 #
 # Usage: tools/vm/run.sh [--kernel stock|k612|debug] [--timeout SEC] [--mem MB]
 #                        [--smp N] [--dmesg FILE]
-#                        [--net NETDEV --mac MAC [--mtu MTU]] -- CMD [ARGS...]
+#                        [--net NETDEV --mac MAC [--mtu MTU] [--net-queues Q]]
+#                        -- CMD [ARGS...]
 #
 # CMD runs as root in the guest, in the caller's working directory, with
 # PATH, HOME, LANG, LC_ALL, TERM, every PRISM_* variable and the variables
@@ -36,7 +37,9 @@
 # the qemu back end NETDEV (the -netdev arguments without the id, e.g.
 # socket,mcast=239.255.1.2:5000,localaddr=127.0.0.1), --mac MAC (needed
 # with --net) its address, --mtu MTU its MTU (also the device's
-# host_mtu).  Before CMD, stage 2 loads virtio_net, names that NIC eth0,
+# host_mtu), --net-queues Q a NIC of Q queue pairs (mq=on: the back end
+# must have queues=Q, e.g. a multi-queue tap).  Before CMD, stage 2 loads
+# virtio_net, names that NIC eth0,
 # sets the MTU, brings it up and waits (30 s at most) for carrier.
 # tools/vm/multi.sh joins several guests this way.
 #
@@ -58,7 +61,7 @@ tmo=600
 mem=2048
 smp=2
 dmesg_file=${PRISM_VM_DMESG:-}
-net= net_mac= net_mtu=
+net= net_mac= net_mtu= net_queues=1
 
 usage() {
 	sed -n '3,/^set -euo/{/^set -euo/!p;}' "$0" | sed 's/^# \{0,1\}//' >&2
@@ -75,6 +78,7 @@ while [ $# -gt 0 ]; do
 	--net) net=${2:?}; shift 2 ;;
 	--mac) net_mac=${2:?}; net_mac=${net_mac,,}; shift 2 ;;
 	--mtu) net_mtu=${2:?}; shift 2 ;;
+	--net-queues) net_queues=${2:?}; shift 2 ;;
 	--) shift; break ;;
 	-h|--help) usage 0 ;;
 	*) echo "run.sh: unknown option '$1'" >&2; usage ;;
@@ -87,6 +91,7 @@ if [ -n "$net" ] || [ -n "$net_mac" ] || [ -n "$net_mtu" ]; then
 		[[ ${net_mtu:-1500} =~ ^[0-9]+$ ]] ||
 		{ echo "run.sh: --net NETDEV needs --mac xx:xx:xx:xx:xx:xx (and --mtu a number)" >&2; exit 2; }
 fi
+[[ $net_queues =~ ^[1-8]$ ]] || { echo "run.sh: --net-queues 1..8" >&2; exit 2; }
 
 say() { echo "vm: $*" >&2; }
 
@@ -352,7 +357,8 @@ append="console=ttyS0 edd=off loglevel=$loglevel panic=-1 printk.devkmsg=on log_
 netargs=()
 if [ -n "$net" ]; then
 	netargs=(-netdev "$net,id=n0"
-		-device "virtio-net-pci,netdev=n0,mac=$net_mac${net_mtu:+,host_mtu=$net_mtu}")
+		-device "virtio-net-pci,netdev=n0,mac=$net_mac${net_mtu:+,host_mtu=$net_mtu}$(
+			[ "$net_queues" -gt 1 ] && echo ",mq=on,vectors=$((2 * net_queues + 2))")")
 fi
 # Symbols of this kernel image (Debian's /boot/System.map is a stub):
 # saved by the guest into the run directory the first time.
