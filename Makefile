@@ -21,6 +21,9 @@
 #                     pinned to one CPU vs steered (tools/bench/mcore.sh)
 #   make bench-udp    raw Ethernet vs UDP/IPv4 vs UDP/IPv6: READ 512, CAS,
 #                     indirect READ (tools/bench/udp.sh; doc/UDP-BENCH.md)
+#   make bench-rss    UDP sessions over 1 vs 2 NIC queues of a 2-vCPU target,
+#                     two guests on a host bridge of multi-queue taps (root;
+#                     tools/bench/rss_mh.sh; doc/UDP-BENCH.md)
 #   make demo / deps / clean
 
 # Stock target kernel: the newest installed 6.1 headers (never `uname -r`,
@@ -32,7 +35,7 @@ export PRISM_KVER := $(KVER)
 # Userspace subdirectories that exist yet, library first.
 USER_DIRS := $(foreach d,liburing-prism selftests apps tools,$(if $(wildcard $(d)/Makefile),$(d)))
 
-.PHONY: all module module-debug kernel-debug user deps check demo fuzz deb clean bench-large bench-cpu bench-depth bench-incast bench-mcore bench-udp
+.PHONY: all module module-debug kernel-debug user deps check demo fuzz deb clean bench-large bench-cpu bench-depth bench-incast bench-mcore bench-udp bench-rss
 
 all: module user
 
@@ -92,6 +95,14 @@ bench-cpu: deps
 	PRISM_KO=$$ko PRISM_BENCH_COMMIT=$$(git rev-parse --short HEAD 2>/dev/null) \
 		tools/vm/multi.sh -n 2 --timeout $${PRISM_TIMEOUT_BENCH:-3000} -- \
 		tools/bench/cpu.sh
+
+# Two guests of 2 vCPUs with 2-queue NICs on host taps (doc/UDP-BENCH.md).
+bench-rss: deps
+	$(MAKE) user
+	ko=$$(tools/kernel/build-module.sh stock | grep '/prism\.ko$$') && \
+	PRISM_KO=$$ko PRISM_BENCH_COMMIT=$$(git rev-parse --short HEAD 2>/dev/null) \
+		tools/vm/multi.sh -n 2 --smp 2 --queues 2 \
+		--timeout $${PRISM_TIMEOUT_BENCH:-1500} -- tools/bench/rss_mh.sh
 
 clean:
 	tools/kernel/build-module.sh clean

@@ -30,6 +30,8 @@ pkgs=(
 	rdma-core ibverbs-utils ibverbs-providers perftest libibverbs-dev
 	# kernel profiles in the guest (tools/bench/udp_profile.sh)
 	linux-perf
+	# NIC queue counts in the guest (tools/bench/rss_mh.sh)
+	ethtool
 )
 
 missing=()

@@ -1,6 +1,6 @@
 # SPDX-License-Identifier: MIT
 """What the report scripts of the benchmarks (rxe_report.py,
-large_report.py, depth_report.py) share: latency statistics, perftest's
+large_report.py, depth_report.py, mcore_report.py, rss_report.py) share: latency statistics, perftest's
 raw samples, the assertions on the results ("CHECK 0|1 what" lines, which
 the guest scripts turn into TAP), numbers and their formatting."""
 import math, re
@@ -44,6 +44,22 @@ def stats(v):
     med = v[k // 2] if k % 2 else (v[k // 2 - 1] + v[k // 2]) / 2
     return {"n": k, "median": med, "p99": v[math.ceil(k * 0.99) - 1],
             "mean": sum(v) / k, "min": v[0], "max": v[-1], "p90": v[math.ceil(k * 0.90) - 1]}
+
+
+def mode_runs(dat, cols):
+    """The runs of a "mode round COLS..." table (mcore.sh, rss_mh.sh): a
+    dict mode -> list of {"round": r, col: value} and the modes in the
+    order they first appear; lines of another width are skipped."""
+    runs, order = {}, []
+    for line in open(dat):
+        f = line.split()
+        if not f or f[0].startswith("#") or len(f) != 3 + len(cols):
+            continue
+        if f[0] not in runs:
+            runs[f[0]] = []
+            order.append(f[0])
+        runs[f[0]].append(dict(zip(["round"] + cols, [int(f[1])] + [float(x) for x in f[3:]])))
+    return runs, order
 
 
 def perftest_samples(path, mhz):

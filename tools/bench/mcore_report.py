@@ -13,21 +13,13 @@ retransmits nacks cpu0_busy cpu0_softirq cpu1_busy cpu1_softirq rx_dropped
 import json, os, sys, time
 sys.dont_write_bytecode = True
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from bench_report import stats
+from bench_report import mode_runs, stats
 
 dat, out, kver, commit = sys.argv[1:5]
 clients, n, depth = (int(x) for x in sys.argv[5:8])
 cols = ["wall_ms", "ops_wall", "ops_sum", "p50_us", "p99_us", "retransmits",
         "nacks", "cpu0_busy", "cpu0_softirq", "cpu1_busy", "cpu1_softirq", "rx_dropped"]
-runs, order = {}, []
-for line in open(dat):
-    f = line.split()
-    if not f or f[0].startswith("#") or len(f) != 3 + len(cols):
-        continue
-    if f[0] not in runs:
-        runs[f[0]] = []
-        order.append(f[0])
-    runs[f[0]].append(dict(zip(["round"] + cols, [int(f[1])] + [float(x) for x in f[3:]])))
+runs, order = mode_runs(dat, cols)
 
 med = {m: {c: stats([r[c] for r in rs])["median"] for c in cols} for m, rs in runs.items()}
 for m, rs in runs.items():
