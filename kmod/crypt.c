@@ -150,10 +150,18 @@ int prism_gcm_setkey(struct prism_gcm_key *key, const u8 *k, unsigned int len)
 	bool simd;
 	int err;
 
-	err = aes_expandkey(&key->aes, k, len);
-	if (err)
-		return err;
 	simd = prism_simd_begin();
+	/* A new key for nearly every frame a target serves: AES-NI's. */
+	if (simd && len == AES_KEYSIZE_128) {
+		prism_simd_aes128_expandkey(&key->aes, k);
+	} else {
+		err = aes_expandkey(&key->aes, k, len);
+		if (err) {
+			if (simd)
+				prism_simd_end();
+			return err;
+		}
+	}
 	prism_aes_block(simd, &key->aes, h, h);
 	if (simd)
 		prism_simd_end();

@@ -89,6 +89,63 @@ void prism_simd_aes(const struct crypto_aes_ctx *ctx, u8 *dst, const u8 *src)
 EXPORT_SYMBOL_IF_KUNIT(prism_simd_aes);
 
 /*
+ * One round of the AES-128 key schedule: xmm0 = the previous round key,
+ * rcon its round constant; stores the next at off(rk).  xmm1 = SubWord
+ * and RotWord of the last word (AESKEYGENASSIST), broadcast; xmm0 gets
+ * the running XOR of its own words (three shifts by one word) and xmm1.
+ */
+#define PRISM_SIMD_KEYROUND(rcon, off)					\
+	"aeskeygenassist $" #rcon ", %%xmm0, %%xmm1\n\t"		\
+	"pshufd $0xff, %%xmm1, %%xmm1\n\t"				\
+	"movdqa %%xmm0, %%xmm2\n\t"					\
+	"pslldq $4, %%xmm2\n\t"					\
+	"pxor %%xmm2, %%xmm0\n\t"					\
+	"pslldq $4, %%xmm2\n\t"					\
+	"pxor %%xmm2, %%xmm0\n\t"					\
+	"pslldq $4, %%xmm2\n\t"					\
+	"pxor %%xmm2, %%xmm0\n\t"					\
+	"pxor %%xmm1, %%xmm0\n\t"					\
+	"movdqu %%xmm0, " #off "(%[rk])\n\t"
+
+/**
+ * prism_simd_aes128_expandkey() - aes_expandkey() of a 128-bit key, by
+ *                                 AESKEYGENASSIST
+ * @ctx: gets the encryption schedule and key length; its decryption
+ *       schedule is zeroed (AES-GCM only encrypts)
+ * @key: the 16-byte key
+ *
+ * The schedule is aes_expandkey()'s, word for word (kunit/crypt_test.c).
+ *
+ * Context: Between prism_simd_begin() and prism_simd_end().
+ */
+void prism_simd_aes128_expandkey(struct crypto_aes_ctx *ctx, const u8 *key)
+{
+	u32 *rk = ctx->key_enc;
+
+	asm volatile("movdqu (%[key]), %%xmm0\n\t"
+		     "movdqu %%xmm0, (%[rk])\n\t"
+		     PRISM_SIMD_KEYROUND(0x01, 16)
+		     PRISM_SIMD_KEYROUND(0x02, 32)
+		     PRISM_SIMD_KEYROUND(0x04, 48)
+		     PRISM_SIMD_KEYROUND(0x08, 64)
+		     PRISM_SIMD_KEYROUND(0x10, 80)
+		     PRISM_SIMD_KEYROUND(0x20, 96)
+		     PRISM_SIMD_KEYROUND(0x40, 112)
+		     PRISM_SIMD_KEYROUND(0x80, 128)
+		     PRISM_SIMD_KEYROUND(0x1b, 144)
+		     PRISM_SIMD_KEYROUND(0x36, 160)
+		     "pxor %%xmm0, %%xmm0\n\t"
+		     "pxor %%xmm1, %%xmm1\n\t"
+		     "pxor %%xmm2, %%xmm2\n\t"
+		     :
+		     : [key] "r" (key), [rk] "r" (rk)
+		     : "memory");
+	memset(ctx->key_dec, 0, sizeof(ctx->key_dec));
+	ctx->key_length = AES_KEYSIZE_128;
+}
+EXPORT_SYMBOL_IF_KUNIT(prism_simd_aes128_expandkey);
+
+/*
  * Constants of the asm below: x^128 = x^7 + x^2 + x + 1 (0x87), the low
  * nibble mask, and each nibble bit-reversed (also shifted to the high
  * nibble), for PSHUFB to reverse the bits of every byte.

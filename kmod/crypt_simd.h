@@ -22,6 +22,7 @@ bool prism_simd_begin(void);
 void prism_simd_end(void);
 void prism_simd_aes(const struct crypto_aes_ctx *ctx, u8 *dst, const u8 *src);
 void prism_simd_ghash(u64 y[2], const u64 h[2], const u8 *b, size_t n);
+void prism_simd_aes128_expandkey(struct crypto_aes_ctx *ctx, const u8 *key);
 #else
 static inline bool prism_simd_begin(void)
 {
@@ -39,6 +40,11 @@ static inline void prism_simd_aes(const struct crypto_aes_ctx *ctx, u8 *dst,
 
 static inline void prism_simd_ghash(u64 y[2], const u64 h[2], const u8 *b,
 				    size_t n)
+{
+}
+
+static inline void prism_simd_aes128_expandkey(struct crypto_aes_ctx *ctx,
+					       const u8 *key)
 {
 }
 #endif

@@ -5,7 +5,8 @@
  * text and associated data, messages fed in pieces; GF(2^128)
  * multiplication against the specification's bit-by-bit algorithm;
  * derived keys against fixed vectors (computed with another AES
- * implementation) and what changes them.
+ * implementation) and what changes them; AES-NI's key schedule against
+ * aes_expandkey()'s.
  */
 #include <kunit/test.h>
 #include <crypto/aead.h>
@@ -15,6 +16,7 @@
 #include <linux/scatterlist.h>
 #include <linux/slab.h>
 #include "../crypt.h"
+#include "../crypt_simd.h"
 #include "utils.h"
 
 #define T_MAX_TEXT	64
@@ -611,6 +613,57 @@ static void kd_inputs_count(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, prism_kd_derive(&kr, &id, kd), -EINVAL);
 }
 
+/* AESKEYGENASSIST's schedule is aes_expandkey()'s, for any key. */
+static void aes128_expandkey_matches(struct kunit *test)
+{
+	struct crypto_aes_ctx *a, *b;
+	u8 key[AES_KEYSIZE_128];
+	unsigned int i;
+	ktime_t t0;
+	u64 ns[2];
+
+	a = kunit_kzalloc(test, sizeof(*a), GFP_KERNEL);
+	b = kunit_kzalloc(test, sizeof(*b), GFP_KERNEL);
+	KUNIT_ASSERT_TRUE(test, a && b);
+	if (!prism_simd_begin())
+		kunit_skip(test, "no AES-NI, or crypt_simd=0");
+	prism_simd_end();
+	for (i = 0; i < 500; i++) {
+		/* All zeroes, all ones, then random keys. */
+		if (i < 2)
+			memset(key, i ? 0xff : 0, sizeof(key));
+		else
+			get_random_bytes(key, sizeof(key));
+		KUNIT_ASSERT_EQ(test, aes_expandkey(a, key, sizeof(key)), 0);
+		memset(b->key_dec, 0x5a, sizeof(b->key_dec));
+		KUNIT_ASSERT_TRUE(test, prism_simd_begin());
+		prism_simd_aes128_expandkey(b, key);
+		prism_simd_end();
+		KUNIT_EXPECT_EQ(test, b->key_length, AES_KEYSIZE_128);
+		KUNIT_EXPECT_EQ_MSG(test, memcmp(a->key_enc, b->key_enc,
+						 44 * sizeof(u32)), 0,
+				    "key %u", i);
+		KUNIT_EXPECT_PTR_EQ(test, memchr_inv(b->key_dec, 0,
+						     sizeof(b->key_dec)), NULL);
+	}
+
+	/* What each costs here (the target expands a key per frame). */
+	t0 = ktime_get();
+	for (i = 0; i < 200; i++)
+		aes_expandkey(a, key, sizeof(key));
+	ns[0] = div_u64(ktime_to_ns(ktime_sub(ktime_get(), t0)), 200);
+	t0 = ktime_get();
+	for (i = 0; i < 200; i++) {
+		if (prism_simd_begin()) {
+			prism_simd_aes128_expandkey(b, key);
+			prism_simd_end();
+		}
+	}
+	ns[1] = div_u64(ktime_to_ns(ktime_sub(ktime_get(), t0)), 200);
+	kunit_info(test, "key expansion: %llu ns aes_expandkey(), %llu ns AES-NI with the FPU taken and given back\n",
+		   ns[0], ns[1]);
+}
+
 static struct kunit_case crypt_test_cases[] = {
 	KUNIT_CASE_PARAM(gcm_vectors, t_gcm_gen_params),
 	KUNIT_CASE(gcm_tampered),
@@ -621,6 +674,7 @@ static struct kunit_case crypt_test_cases[] = {
 	KUNIT_CASE_PARAM(gf128_mul_matches_reference, t_path_gen_params),
 	KUNIT_CASE_PARAM(kd_vectors, t_kd_gen_params),
 	KUNIT_CASE(kd_inputs_count),
+	KUNIT_CASE(aes128_expandkey_matches),
 	{}
 };
 
