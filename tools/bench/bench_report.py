@@ -62,6 +62,20 @@ def mode_runs(dat, cols):
     return runs, order
 
 
+def mode_medians(runs, cols, sums=()):
+    """Per mode of mode_runs(): the median of each column over its runs,
+    "runs", "ops_wall_all" (every run's ops_wall) and, for the columns in
+    sums, their total over the runs instead of the median."""
+    med = {}
+    for m, rs in runs.items():
+        med[m] = {c: stats([r[c] for r in rs])["median"] for c in cols}
+        med[m]["runs"] = len(rs)
+        med[m]["ops_wall_all"] = [r["ops_wall"] for r in rs]
+        for c in sums:
+            med[m][c] = sum(r[c] for r in rs)
+    return med
+
+
 def perftest_samples(path, mhz):
     """The samples of a perftest latency test run with -C -U (raw cycles,
     lines "i, cycles"), in microseconds at mhz TSC ticks per us."""

@@ -13,7 +13,7 @@ retransmits nacks cpu0_busy cpu0_softirq cpu1_busy cpu1_softirq rx_dropped
 import json, os, sys, time
 sys.dont_write_bytecode = True
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from bench_report import mode_runs, stats
+from bench_report import mode_medians, mode_runs
 
 dat, out, kver, commit = sys.argv[1:5]
 clients, n, depth = (int(x) for x in sys.argv[5:8])
@@ -21,13 +21,7 @@ cols = ["wall_ms", "ops_wall", "ops_sum", "p50_us", "p99_us", "retransmits",
         "nacks", "cpu0_busy", "cpu0_softirq", "cpu1_busy", "cpu1_softirq", "rx_dropped"]
 runs, order = mode_runs(dat, cols)
 
-med = {m: {c: stats([r[c] for r in rs])["median"] for c in cols} for m, rs in runs.items()}
-for m, rs in runs.items():
-    med[m]["runs"] = len(rs)
-    med[m]["ops_wall_all"] = [r["ops_wall"] for r in rs]
-    med[m]["retransmits"] = sum(r["retransmits"] for r in rs)
-    med[m]["nacks"] = sum(r["nacks"] for r in rs)
-    med[m]["rx_dropped"] = sum(r["rx_dropped"] for r in rs)
+med = mode_medians(runs, cols, ("retransmits", "nacks", "rx_dropped"))
 base = med.get("pinned", {}).get("ops_wall")
 for m in med:
     med[m]["x_pinned"] = round(med[m]["ops_wall"] / base, 3) if base else None

@@ -14,7 +14,7 @@ retransmits rxq0 rxq1 cpu0_busy cpu0_softirq cpu1_busy cpu1_softirq
 import json, os, sys, time
 sys.dont_write_bytecode = True
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from bench_report import check, mode_runs, print_checks, stats
+from bench_report import check, mode_medians, mode_runs, print_checks
 
 dat, out, kver, commit = sys.argv[1:5]
 clients, n, depth = (int(x) for x in sys.argv[5:8])
@@ -28,11 +28,8 @@ def shares(r):
     return [100.0 * r["rxq0"] / tot, 100.0 * r["rxq1"] / tot] if tot else [0.0, 0.0]
 
 
-med = {m: {c: stats([r[c] for r in rs])["median"] for c in cols} for m, rs in runs.items()}
+med = mode_medians(runs, cols, ("retransmits",))
 for m, rs in runs.items():
-    med[m]["runs"] = len(rs)
-    med[m]["ops_wall_all"] = [r["ops_wall"] for r in rs]
-    med[m]["retransmits"] = sum(r["retransmits"] for r in rs)
     sh = [shares(r) for r in rs]
     med[m]["rxq_share_min"] = [min(s[0] for s in sh), min(s[1] for s in sh)]
     med[m]["rxq_share"] = shares({"rxq0": sum(r["rxq0"] for r in rs),
