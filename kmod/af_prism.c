@@ -296,7 +296,11 @@ static int prism_sendmsg(struct socket *sock, struct msghdr *msg, size_t len)
 	if (!err)
 		err = len;
 out:
-	kvfree(buf);
+	/* A socket with keys may send sealed data and region keys (REKEY). */
+	if (list_empty_careful(&psk->keys))
+		kvfree(buf);
+	else
+		kvfree_sensitive(buf, len);
 	return err;
 }
 

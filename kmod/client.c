@@ -135,10 +135,19 @@ static void prism_req_timer_cancel(struct prism_req *req)
 /* ---------------------------------------------------------------------------
  * Completions.
  */
+/* The plaintext of a sealed chain (a REKEY's region key among it). */
+static void prism_req_frame_free(struct prism_req *req)
+{
+	if (req->ckey)
+		kfree_sensitive(req->frame);
+	else
+		kfree(req->frame);
+}
+
 static void prism_req_free(struct prism_req *req)
 {
 	kfree_skb(req->cskb);
-	kfree(req->frame);
+	prism_req_frame_free(req);
 	prism_req_large_free(req);
 	prism_ckey_put(req->ckey);
 	atomic_dec(&req->psk->outstanding);
@@ -603,7 +612,7 @@ out_count:
 	kfree_skb(skb);
 out_req:
 	kfree_skb(req->cskb);
-	kfree(req->frame);
+	prism_req_frame_free(req);
 	prism_req_large_free(req);
 	prism_ckey_put(req->ckey);
 	kfree(req);
