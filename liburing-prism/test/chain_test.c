@@ -406,6 +406,40 @@ static void test_alloc_send(void)
 	check_chain(off);
 }
 
+/* REKEY: the key inline, the overlap in addr, 8 bytes of output. */
+static void test_rekey(void)
+{
+	static const __u8 key[PRISM_KEY_SIZE] = "0123456789abcde";
+	struct prism_op *op;
+	struct eop o;
+
+	start(5);
+	op = prism_prep_rekey(&c, 0x77, key, 2500);
+	CHECK(op != NULL);
+	exp_hdr(5, 0, 1);
+	o = (struct eop){ .opcode = PRISM_OP_REKEY, .len = PRISM_KEY_SIZE,
+			  .rkey = 0x77, .addr = 2500,
+			  .data_len = PRISM_KEY_SIZE };
+	check_chain(exp_op(CHAIN_HDR, &o, key));
+	CHECK_EQ(prism_op_output_len(op), 8);
+	CHECK_EQ(prism_chain_completion_size(&c), 16 + 16 + 8);
+	/* CONDITIONAL (not on the first op); never REDIRECT. */
+	CHECK(prism_prep_rekey(&c, 0x77, key, 0) != NULL);
+	CHECK_EQ(prism_op_set_conditional(&c, c.last), 0);
+	CHECK_EQ(prism_chain_error(&c), 0);
+	CHECK_EQ(prism_op_set_redirect(&c, c.last, 64), -EINVAL);
+	start(6);
+	op = prism_prep_rekey(&c, 0x77, key, 0);
+	CHECK_EQ(prism_op_set_redirect_scratch(&c, op, 0), -EINVAL);
+
+	start(7);
+	CHECK(prism_prep_rekey(&c, 0x77, key, PRISM_MAX_OVERLAP_MS + 1) == NULL);
+	CHECK_EQ(prism_chain_error(&c), -EINVAL);
+	start(8);
+	CHECK(prism_prep_rekey(&c, 0x77, NULL, 0) == NULL);
+	CHECK_EQ(prism_chain_error(&c), -EINVAL);
+}
+
 static void test_op_limit(void)
 {
 	struct prism_op *op;
@@ -786,7 +820,7 @@ static void test_le64(void)
 
 int main(void)
 {
-	tap_plan(19);
+	tap_plan(20);
 	RUN(test_abi_layout);
 	RUN(test_init);
 	RUN(test_read);
@@ -797,6 +831,7 @@ int main(void)
 	RUN(test_cas_indirect_args);
 	RUN(test_cas_errors);
 	RUN(test_alloc_send);
+	RUN(test_rekey);
 	RUN(test_op_limit);
 	RUN(test_capacity);
 	RUN(test_low_level_errors);

@@ -566,7 +566,8 @@ static inline int prism_op_set_redirect(struct prism_chain_buf *c,
 
 	if (err)
 		return err;
-	if (!prism_op_output_len(op))
+	if (!(prism_op_allowed_flags(op->opcode) & PRISM_F_REDIRECT) ||
+	    !prism_op_output_len(op))
 		return prism_chain_fail(c, -EINVAL);
 	op->flags |= PRISM_F_REDIRECT;
 	op->flags &= (__u16)~PRISM_F_REDIRECT_SCRATCH;
@@ -582,7 +583,8 @@ static inline int prism_op_set_redirect_scratch(struct prism_chain_buf *c,
 
 	if (err)
 		return err;
-	if (!prism_op_output_len(op) ||
+	if (!(prism_op_allowed_flags(op->opcode) & PRISM_F_REDIRECT) ||
+	    !prism_op_output_len(op) ||
 	    !prism_scratch_ok(off, prism_op_output_len(op)))
 		return prism_chain_fail(c, -EINVAL);
 	op->flags |= PRISM_F_REDIRECT | PRISM_F_REDIRECT_SCRATCH;
