@@ -356,9 +356,10 @@ append="console=ttyS0 edd=off loglevel=$loglevel panic=-1 printk.devkmsg=on log_
 
 netargs=()
 if [ -n "$net" ]; then
+	mq=
+	[ "$net_queues" -gt 1 ] && mq=",mq=on,vectors=$((2 * net_queues + 2))"
 	netargs=(-netdev "$net,id=n0"
-		-device "virtio-net-pci,netdev=n0,mac=$net_mac${net_mtu:+,host_mtu=$net_mtu}$(
-			[ "$net_queues" -gt 1 ] && echo ",mq=on,vectors=$((2 * net_queues + 2))")")
+		-device "virtio-net-pci,netdev=n0,mac=$net_mac${net_mtu:+,host_mtu=$net_mtu}$mq")
 fi
 # Symbols of this kernel image (Debian's /boot/System.map is a stub):
 # saved by the guest into the run directory the first time.
