@@ -491,7 +491,7 @@ struct prism_key {
 	X(AUTH_FAILED,		auth_failed)		/* target: keyed chains refused (tag, key, time) */ \
 	X(RESP_AUTH_FAILED,	resp_auth_failed)	/* client: answers to keyed chains dropped (tag) */ \
 	X(REKEYS,		rekeys)			/* target: region keys installed by REKEY ops */ \
-	X(REKEYS_REFUSED,	rekeys_refused)		/* target: REKEY ops refused (key without admin right, plain chain, memory) */
+	X(REKEYS_REFUSED,	rekeys_refused)		/* target: REKEY ops refused (no admin right, unsealed, plain region, memory) */
 
 /*
  * Counters, per socket (PRISM_STATS) and per netns (/proc/net/prism): one
