@@ -667,15 +667,12 @@ static int prism_exec_send(struct prism_op_state *x,
  * REKEY: only in the chain sealed for the region, with a key derived with
  * PRISM_KEY_ADMIN (prism_resolve_region() sends every other chain away).
  */
-static int prism_exec_rekey(struct prism_op_state *x,
-			    const struct prism_decoded_op *p,
-			    u8 *out, u32 *out_len)
+static int prism_rekey_status(struct prism_op_state *x,
+			      const struct prism_decoded_op *p, u32 *gen)
 {
 	const struct prism_region *r;
-	u32 gen;
 	int st;
 
-	x->ctx->rekeys_refused++;
 	st = prism_resolve_region(x, 0, &r);
 	if (st)
 		return st;
@@ -685,9 +682,22 @@ static int prism_exec_rekey(struct prism_op_state *x,
 		return PRISM_S_ACCESS;
 	/* The new key's memory is the only thing that can fail: retry. */
 	if (prism_region_rekey_op(x->ctx->mem, x->ctx->memcg, p->op.rkey,
-				  p->data, p->op.addr, &gen))
+				  p->data, p->op.addr, gen))
 		return PRISM_S_NACK;
-	x->ctx->rekeys_refused--;
+	return PRISM_S_OK;
+}
+
+static int prism_exec_rekey(struct prism_op_state *x,
+			    const struct prism_decoded_op *p,
+			    u8 *out, u32 *out_len)
+{
+	u32 gen;
+	int st = prism_rekey_status(x, p, &gen);
+
+	if (st) {
+		x->ctx->rekeys_refused++;
+		return st;
+	}
 	x->ctx->rekeys++;
 	put_unaligned_le64(gen, out);
 	*out_len = sizeof(u64);

@@ -534,48 +534,51 @@ out:
 int prism_req_key(struct prism_req *req, const struct prism_paddr *dst,
 		  u32 dst_ep, const u8 *body, u32 body_len)
 {
+	bool keys = !list_empty_careful(&req->psk->keys);
+	bool rekey = false, mixed = false, two = false;
 	struct prism_sock *psk = req->psk;
-	struct prism_decoded_op pop;
 	struct prism_ckey *ck, *found = NULL;
+	struct prism_decoded_op pop;
 	u64 rekey_rkey = 0;
-	bool rekey = false;
 	unsigned int i;
 	u32 pos = 0;
 	int err = 0;
 
+	/* One walk: the REKEYs, and the keys the chain's rkeys have. */
+	if (keys)
+		mutex_lock(&psk->key_mutex);
 	for (i = 0; i < req->nops; i++) {
-		if (prism_wire_parse_op(body, body_len, &pos, i, &pop))
-			return -EINVAL;
+		if (prism_wire_parse_op(body, body_len, &pos, i, &pop)) {
+			err = -EINVAL;
+			goto out;
+		}
 		if (pop.op.opcode == PRISM_OP_REKEY) {
-			if (rekey && rekey_rkey != pop.op.rkey)
-				return -ENOKEY;
+			mixed |= rekey && rekey_rkey != pop.op.rkey;
 			rekey = true;
 			rekey_rkey = pop.op.rkey;
 		}
-	}
-	if (list_empty_careful(&psk->keys))
-		return rekey ? -ENOKEY : 0;
-	mutex_lock(&psk->key_mutex);
-	for (i = 0, pos = 0; i < req->nops && !err; i++) {
-		if (prism_wire_parse_op(body, body_len, &pos, i, &pop)) {
-			err = -EINVAL;
-			break;
-		}
-		if (!pop.op.rkey || (found && found->rkey == pop.op.rkey))
+		if (!keys || two || !pop.op.rkey ||
+		    (found && found->rkey == pop.op.rkey))
 			continue;
 		ck = prism_ckey_lookup(psk, dst, dst_ep, pop.op.rkey);
 		if (ck && found)
-			err = -EINVAL;
+			two = true;
 		else if (ck)
 			found = ck;
 	}
-	if (!err && rekey && (!found || found->rkey != rekey_rkey))
+	if (mixed) {
 		err = -ENOKEY;
-	if (found && !err) {
+	} else if (two) {
+		err = -EINVAL;
+	} else if (rekey && (!found || found->rkey != rekey_rkey)) {
+		err = -ENOKEY;
+	} else if (found) {
 		refcount_inc(&found->ref);
 		req->ckey = found;
 	}
-	mutex_unlock(&psk->key_mutex);
+out:
+	if (keys)
+		mutex_unlock(&psk->key_mutex);
 	return err;
 }
 
