@@ -147,7 +147,7 @@ vm_status_ok() {
 # Kernel splats in a saved guest log, after the line containing marker $2
 # (earlier lines are boot and not ours).  Each cluster of matching lines
 # is one failure, printed with some context.
-splat_re='BUG:|WARNING:|KASAN:|UBSAN:|possible circular locking|inconsistent lock state|sleeping function called from invalid context|Call Trace:|general protection|Oops'
+splat_re='BUG:|WARNING:|KASAN:|UBSAN:|possible circular locking|inconsistent lock state|sleeping function called from invalid context|Call Trace:|general protection|Oops|detected stall|blocked for more than'
 scan_splats() {
 	local dmesg=$1 marker=$2 what=$3 start n=0 first last prev
 	if [ ! -s "$dmesg" ]; then

@@ -15,6 +15,12 @@ prism.ko are named from MODULES (the guest's /proc/modules) and nm of
 PRISM_KO, as prism:SYMBOL+OFFSET (approximate: offsets from the start of
 the module's text); other modules show as "module".  A vCPU stuck in one
 function shows the same symbol in every sample.
+
+Then, for every vCPU in the kernel at the last sample, the kernel text
+addresses found in the 2 KiB above its stack pointer, innermost first:
+like the kernel's own backtrace entries marked "?", some are stale
+return addresses, but the callers of a function that spins are there
+(which lock, taken from where).
 """
 import bisect
 import re
@@ -37,14 +43,16 @@ def read_prompt(s):
     return buf
 
 
-def monitor(path, cmd):
-    """Run one monitor command, return its output (escape codes removed)."""
+def monitor(path, *cmds):
+    """Run monitor commands in one session (a "cpu N" holds for the
+    next ones), return the last one's output (escape codes removed)."""
     s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
     s.settimeout(5)
     s.connect(path)
     read_prompt(s)          # the banner
-    s.sendall(cmd.encode() + b"\n")
-    buf = read_prompt(s)
+    for cmd in cmds:
+        s.sendall(cmd.encode() + b"\n")
+        buf = read_prompt(s)
     s.close()
     return re.sub(r"\x1b\[[0-9;]*[A-Za-z]", "", buf.decode(errors="replace"))
 
@@ -100,6 +108,27 @@ def where(rip, cpl, addrs, names, mod):
     return "%s+0x%x" % (names[i], rip - addrs[i])
 
 
+def is_text(addr, addrs, mod):
+    """addr is in the kernel's text or in prism's."""
+    if mod and mod[0] <= addr < mod[0] + mod[1]:
+        return True
+    i = bisect.bisect_right(addrs, addr) - 1
+    return i >= 0 and addr - addrs[i] < 0x10000 and \
+        addr < 0xffffffffc0000000
+
+
+def stack_scan(sock, cpu, rsp, addrs, names, mod):
+    """The text addresses on a vCPU's stack, symbolized."""
+    out = monitor(sock, "cpu %s" % cpu, "x/256gx 0x%x" % rsp)
+    found = []
+    for line in out.splitlines():
+        for word in re.findall(r"0x([0-9a-f]{16})", line.split(":", 1)[-1]):
+            v = int(word, 16)
+            if is_text(v, addrs, mod):
+                found.append(where(v, 0, addrs, names, mod))
+    return found
+
+
 def main():
     if len(sys.argv) < 2:
         sys.exit(__doc__)
@@ -107,6 +136,7 @@ def main():
     addrs, names = load_map(sys.argv[2]) if len(sys.argv) > 2 else ([], [])
     mod = load_module(sys.argv[3], sys.argv[4]) if len(sys.argv) > 4 \
         else None
+    rsps = {}
     for n in range(8):
         try:
             out = monitor(sock, "info registers -a")
@@ -118,6 +148,9 @@ def main():
             m = re.match(r"\s*CPU#(\d+)", line)
             if m:
                 cpu = m.group(1)
+            m = re.search(r"RSP=([0-9a-f]+)", line)
+            if m:
+                rsp = int(m.group(1), 16)
             m = re.search(r"RIP=([0-9a-f]+) .*CPL=(\d).*HLT=(\d)", line)
             if m:
                 rip, cpl = int(m.group(1), 16), int(m.group(2))
@@ -125,7 +158,19 @@ def main():
                       (n, cpu, rip, cpl,
                        " halted" if m.group(3) == "1" else "",
                        where(rip, cpl, addrs, names, mod)))
+                rsps[cpu] = rsp if cpl == 0 and m.group(3) == "0" else None
         time.sleep(0.25)
+    for cpu, rsp in sorted(rsps.items()):
+        if rsp is None:
+            continue
+        try:
+            found = stack_scan(sock, cpu, rsp, addrs, names, mod)
+        except OSError as e:
+            print("hang-dump: monitor: %s" % e)
+            return
+        print("stack cpu %s (text addresses above rsp %016x):" % (cpu, rsp))
+        for f in found[:40]:
+            print("  ? %s" % f)
 
 
 if __name__ == "__main__":

@@ -26,8 +26,9 @@
 # --dmesg FILE / $PRISM_VM_DMESG); its path is printed on stderr.  After a
 # timeout it holds what the guest logged until then, and 10 s before the
 # kill tools/vm/hang-dump.py samples where the vCPUs are (kernel symbol,
-# prism.ko symbol, user space, idle) through qemu's monitor; it is printed
-# with the TIMEOUT message.
+# prism.ko symbol, user space, idle) and the code addresses on their
+# stacks through qemu's monitor; that is printed with the TIMEOUT message,
+# with the last lines of the kernel log.
 #
 # Exit status: CMD's exit status; 124 if the host-side timeout (default
 # 600 s) fired; 125 if the guest died before reporting one (panic, boot
@@ -445,6 +446,10 @@ fi
 
 if [ "$qstatus" -eq 124 ] || [ "$qstatus" -eq 137 ]; then
 	say "TIMEOUT: guest did not finish within ${tmo}s (partial kernel log: $dmesg_file)"
+	# The log's end tells what the kernel said last (a splat or a stall
+	# that came after the tests' last line).
+	say "the kernel log's last lines:"
+	tail -n 30 "$dmesg_file" | sed 's/^/vm:   /' >&2
 	if [ -s "$rundir/hang.txt" ]; then
 		say "where the vCPUs were 10 s before the kill (tools/vm/hang-dump.py):"
 		sed 's/^/vm:   /' "$rundir/hang.txt" >&2
