@@ -21,6 +21,12 @@ addresses found in the 2 KiB above its stack pointer, innermost first:
 like the kernel's own backtrace entries marked "?", some are stale
 return addresses, but the callers of a function that spins are there
 (which lock, taken from where).
+
+Last, a vCPU that keeps trapping on an int3 that memory no longer holds
+is named: qemu 7.2's TCG can go on running a translation of an int3 that
+a kernel text patch (static key, static call) wrote and removed, and the
+kernel, finding no int3 there, backs up and runs it again, forever.  That
+is an emulator bug, not the guest's.
 """
 import bisect
 import re
@@ -137,6 +143,7 @@ def main():
     mod = load_module(sys.argv[3], sys.argv[4]) if len(sys.argv) > 4 \
         else None
     rsps = {}
+    seen = {}               # cpu -> {kernel rip: samples}
     for n in range(8):
         try:
             out = monitor(sock, "info registers -a")
@@ -159,6 +166,9 @@ def main():
                        " halted" if m.group(3) == "1" else "",
                        where(rip, cpl, addrs, names, mod)))
                 rsps[cpu] = rsp if cpl == 0 and m.group(3) == "0" else None
+                if cpl == 0:
+                    seen.setdefault(cpu, {})
+                    seen[cpu][rip] = seen[cpu].get(rip, 0) + 1
         time.sleep(0.25)
     for cpu, rsp in sorted(rsps.items()):
         if rsp is None:
@@ -171,6 +181,20 @@ def main():
         print("stack cpu %s (text addresses above rsp %016x):" % (cpu, rsp))
         for f in found[:40]:
             print("  ? %s" % f)
+    for cpu, rips in sorted(seen.items()):
+        names_seen = [where(r, 0, addrs, names, mod) for r in rips]
+        if not any("int3" in n for n in names_seen):
+            continue
+        for rip, count in rips.items():
+            if count < 3 or "int3" in where(rip, 0, addrs, names, mod):
+                continue
+            out = monitor(sock, "x/1bx 0x%x" % rip)
+            m = re.search(r":\s*0x([0-9a-f]{2})", out)
+            if m and m.group(1) != "cc":
+                print("cpu %s: int3 loop at %s: memory holds 0x%s there, not"
+                      " int3 (a stale qemu TCG translation of a kernel text"
+                      " patch)" % (cpu, where(rip, 0, addrs, names, mod),
+                                   m.group(1)))
 
 
 if __name__ == "__main__":
