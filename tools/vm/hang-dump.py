@@ -150,11 +150,11 @@ def main():
         except OSError as e:
             print("hang-dump: monitor: %s" % e)
             return
-        cpu = "?"
+        cpu, rsp = "?", None
         for line in out.splitlines():
             m = re.match(r"\s*CPU#(\d+)", line)
             if m:
-                cpu = m.group(1)
+                cpu, rsp = m.group(1), None
             m = re.search(r"RSP=([0-9a-f]+)", line)
             if m:
                 rsp = int(m.group(1), 16)
@@ -188,7 +188,11 @@ def main():
         for rip, count in rips.items():
             if count < 3 or "int3" in where(rip, 0, addrs, names, mod):
                 continue
-            out = monitor(sock, "x/1bx 0x%x" % rip)
+            try:
+                out = monitor(sock, "x/1bx 0x%x" % rip)
+            except OSError as e:
+                print("hang-dump: monitor: %s" % e)
+                return
             m = re.search(r":\s*0x([0-9a-f]{2})", out)
             if m and m.group(1) != "cc":
                 print("cpu %s: int3 loop at %s: memory holds 0x%s there, not"
