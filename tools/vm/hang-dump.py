@@ -16,8 +16,9 @@ PRISM_KO, as prism:SYMBOL+OFFSET (approximate: offsets from the start of
 the module's text); other modules show as "module".  A vCPU stuck in one
 function shows the same symbol in every sample.
 
-Then, for every vCPU in the kernel at the last sample, the kernel text
-addresses found in the 2 KiB above its stack pointer, innermost first:
+Then, with the guest stopped for a moment, for every vCPU in the kernel
+the kernel text addresses found in the 2 KiB above its stack pointer,
+innermost first:
 like the kernel's own backtrace entries marked "?", some are stale
 return addresses, but the callers of a function that spins are there
 (which lock, taken from where).
@@ -135,6 +136,41 @@ def stack_scan(sock, cpu, rsp, addrs, names, mod):
     return found
 
 
+def registers(sock):
+    """(cpu, rip, cpl, halted, rsp) of every vCPU, from the monitor."""
+    regs = []
+    cpu, rsp = "?", None
+    for line in monitor(sock, "info registers -a").splitlines():
+        m = re.match(r"\s*CPU#(\d+)", line)
+        if m:
+            cpu, rsp = m.group(1), None
+        m = re.search(r"RSP=([0-9a-f]+)", line)
+        if m:
+            rsp = int(m.group(1), 16)
+        m = re.search(r"RIP=([0-9a-f]+) .*CPL=(\d).*HLT=(\d)", line)
+        if m:
+            regs.append((cpu, int(m.group(1), 16), int(m.group(2)),
+                         m.group(3) == "1", rsp))
+    return regs
+
+
+def stacks(sock, addrs, names, mod):
+    """Each busy vCPU's stack, read with the guest stopped: a running vCPU
+    may have left the kernel (and its page tables) in between."""
+    monitor(sock, "stop")
+    try:
+        for cpu, _, cpl, halted, rsp in registers(sock):
+            if cpl != 0 or halted or rsp is None:
+                continue
+            found = stack_scan(sock, cpu, rsp, addrs, names, mod)
+            print("stack cpu %s (text addresses above rsp %016x):" %
+                  (cpu, rsp))
+            for f in found[:40]:
+                print("  ? %s" % f)
+    finally:
+        monitor(sock, "cont")
+
+
 def main():
     if len(sys.argv) < 2:
         sys.exit(__doc__)
@@ -142,63 +178,34 @@ def main():
     addrs, names = load_map(sys.argv[2]) if len(sys.argv) > 2 else ([], [])
     mod = load_module(sys.argv[3], sys.argv[4]) if len(sys.argv) > 4 \
         else None
-    rsps = {}
     seen = {}               # cpu -> {kernel rip: samples}
-    for n in range(8):
-        try:
-            out = monitor(sock, "info registers -a")
-        except OSError as e:
-            print("hang-dump: monitor: %s" % e)
-            return
-        cpu, rsp = "?", None
-        for line in out.splitlines():
-            m = re.match(r"\s*CPU#(\d+)", line)
-            if m:
-                cpu, rsp = m.group(1), None
-            m = re.search(r"RSP=([0-9a-f]+)", line)
-            if m:
-                rsp = int(m.group(1), 16)
-            m = re.search(r"RIP=([0-9a-f]+) .*CPL=(\d).*HLT=(\d)", line)
-            if m:
-                rip, cpl = int(m.group(1), 16), int(m.group(2))
+    try:
+        for n in range(8):
+            for cpu, rip, cpl, halted, _ in registers(sock):
                 print("sample %d cpu %s rip %016x cpl %d%s %s" %
-                      (n, cpu, rip, cpl,
-                       " halted" if m.group(3) == "1" else "",
+                      (n, cpu, rip, cpl, " halted" if halted else "",
                        where(rip, cpl, addrs, names, mod)))
-                rsps[cpu] = rsp if cpl == 0 and m.group(3) == "0" else None
                 if cpl == 0:
                     seen.setdefault(cpu, {})
                     seen[cpu][rip] = seen[cpu].get(rip, 0) + 1
-        time.sleep(0.25)
-    for cpu, rsp in sorted(rsps.items()):
-        if rsp is None:
-            continue
-        try:
-            found = stack_scan(sock, cpu, rsp, addrs, names, mod)
-        except OSError as e:
-            print("hang-dump: monitor: %s" % e)
-            return
-        print("stack cpu %s (text addresses above rsp %016x):" % (cpu, rsp))
-        for f in found[:40]:
-            print("  ? %s" % f)
-    for cpu, rips in sorted(seen.items()):
-        names_seen = [where(r, 0, addrs, names, mod) for r in rips]
-        if not any("int3" in n for n in names_seen):
-            continue
-        for rip, count in rips.items():
-            if count < 3 or "int3" in where(rip, 0, addrs, names, mod):
+            time.sleep(0.25)
+        stacks(sock, addrs, names, mod)
+        for cpu, rips in sorted(seen.items()):
+            if not any("int3" in where(r, 0, addrs, names, mod)
+                       for r in rips):
                 continue
-            try:
+            for rip, count in rips.items():
+                name = where(rip, 0, addrs, names, mod)
+                if count < 3 or "int3" in name:
+                    continue
                 out = monitor(sock, "x/1bx 0x%x" % rip)
-            except OSError as e:
-                print("hang-dump: monitor: %s" % e)
-                return
-            m = re.search(r":\s*0x([0-9a-f]{2})", out)
-            if m and m.group(1) != "cc":
-                print("cpu %s: int3 loop at %s: memory holds 0x%s there, not"
-                      " int3 (a stale qemu TCG translation of a kernel text"
-                      " patch)" % (cpu, where(rip, 0, addrs, names, mod),
-                                   m.group(1)))
+                m = re.search(r":\s*0x([0-9a-f]{2})", out)
+                if m and m.group(1) != "cc":
+                    print("cpu %s: int3 loop at %s: memory holds 0x%s there,"
+                          " not int3 (a stale qemu TCG translation of a"
+                          " kernel text patch)" % (cpu, name, m.group(1)))
+    except OSError as e:
+        print("hang-dump: monitor: %s" % e)
 
 
 if __name__ == "__main__":
