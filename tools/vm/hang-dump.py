@@ -18,10 +18,9 @@ function shows the same symbol in every sample.
 
 Then, with the guest stopped for a moment, for every vCPU in the kernel
 the kernel text addresses found in the 2 KiB above its stack pointer,
-innermost first:
-like the kernel's own backtrace entries marked "?", some are stale
-return addresses, but the callers of a function that spins are there
-(which lock, taken from where).
+innermost first.  Like the kernel's own backtrace entries marked "?",
+some are stale return addresses, but the callers of a function that
+spins are there (which lock, taken from where).
 
 Last, a vCPU that keeps trapping on an int3 that memory no longer holds
 is named: qemu 7.2's TCG can go on running a translation of an int3 that
