@@ -29,6 +29,7 @@ kernel, finding no int3 there, backs up and runs it again, forever.  That
 is an emulator bug, not the guest's.
 """
 import bisect
+from collections import Counter
 import re
 import socket
 import subprocess
@@ -153,19 +154,45 @@ def registers(sock):
     return regs
 
 
-def stacks(sock, addrs, names, mod):
-    """Each busy vCPU's stack, read with the guest stopped: a running vCPU
-    may have left the kernel (and its page tables) in between."""
+def int3_loops(sock, kcpu, seen, addrs, names, mod):
+    """The vCPUs that keep trapping on an int3 memory no longer holds;
+    memory is read through kcpu, a vCPU in the kernel (its page tables
+    map the kernel's text)."""
+    for cpu, rips in sorted(seen.items()):
+        if not any("int3" in where(r, 0, addrs, names, mod) for r in rips):
+            continue
+        for rip, count in rips.items():
+            name = where(rip, 0, addrs, names, mod)
+            if count < 3 or "int3" in name:
+                continue
+            out = monitor(sock, "cpu %s" % kcpu, "x/1bx 0x%x" % rip)
+            m = re.search(r":\s*0x([0-9a-f]{2})", out)
+            if m and m.group(1) != "cc":
+                print("cpu %s: int3 loop at %s: memory holds 0x%s there,"
+                      " not int3 (a stale qemu TCG translation of a"
+                      " kernel text patch)" % (cpu, name, m.group(1)))
+
+
+def stopped(sock, seen, addrs, names, mod):
+    """With the guest stopped (a running vCPU may leave the kernel, and its
+    page tables, between a register dump and a read): each busy vCPU's
+    stack, then the int3 loops among the samples."""
     monitor(sock, "stop")
     try:
+        kcpu = None
         for cpu, _, cpl, halted, rsp in registers(sock):
-            if cpl != 0 or halted or rsp is None:
+            if cpl != 0:
+                continue
+            kcpu = kcpu or cpu
+            if halted or rsp is None:
                 continue
             found = stack_scan(sock, cpu, rsp, addrs, names, mod)
             print("stack cpu %s (text addresses above rsp %016x):" %
                   (cpu, rsp))
             for f in found[:40]:
                 print("  ? %s" % f)
+        if kcpu is not None:
+            int3_loops(sock, kcpu, seen, addrs, names, mod)
     finally:
         monitor(sock, "cont")
 
@@ -177,7 +204,7 @@ def main():
     addrs, names = load_map(sys.argv[2]) if len(sys.argv) > 2 else ([], [])
     mod = load_module(sys.argv[3], sys.argv[4]) if len(sys.argv) > 4 \
         else None
-    seen = {}               # cpu -> {kernel rip: samples}
+    seen = {}               # cpu -> Counter of its kernel rips
     try:
         for n in range(8):
             for cpu, rip, cpl, halted, _ in registers(sock):
@@ -185,24 +212,9 @@ def main():
                       (n, cpu, rip, cpl, " halted" if halted else "",
                        where(rip, cpl, addrs, names, mod)))
                 if cpl == 0:
-                    seen.setdefault(cpu, {})
-                    seen[cpu][rip] = seen[cpu].get(rip, 0) + 1
+                    seen.setdefault(cpu, Counter())[rip] += 1
             time.sleep(0.25)
-        stacks(sock, addrs, names, mod)
-        for cpu, rips in sorted(seen.items()):
-            if not any("int3" in where(r, 0, addrs, names, mod)
-                       for r in rips):
-                continue
-            for rip, count in rips.items():
-                name = where(rip, 0, addrs, names, mod)
-                if count < 3 or "int3" in name:
-                    continue
-                out = monitor(sock, "x/1bx 0x%x" % rip)
-                m = re.search(r":\s*0x([0-9a-f]{2})", out)
-                if m and m.group(1) != "cc":
-                    print("cpu %s: int3 loop at %s: memory holds 0x%s there,"
-                          " not int3 (a stale qemu TCG translation of a"
-                          " kernel text patch)" % (cpu, name, m.group(1)))
+        stopped(sock, seen, addrs, names, mod)
     except OSError as e:
         print("hang-dump: monitor: %s" % e)
 
