@@ -40,6 +40,7 @@ int hist_add(struct hist *h, uint64_t txid, const struct hist_op *reads,
 	if (!t->ops)
 		return -1;
 	t->txid = txid;
+	t->pending = 0;
 	t->nr = nr;
 	t->nw = nw;
 	if (nr)
@@ -65,10 +66,10 @@ int hist_add_final(struct hist *h, uint32_t key, uint64_t ver, uint64_t val)
 	return 0;
 }
 
-void hist_write_tx(FILE *f, uint64_t txid, const struct hist_op *reads,
+void hist_write_tx(FILE *f, char kind, uint64_t txid, const struct hist_op *reads,
 		   unsigned int nr, const struct hist_op *writes, unsigned int nw)
 {
-	fprintf(f, "T %" PRIu64 " %u %u", txid, nr, nw);
+	fprintf(f, "%c %" PRIu64 " %u %u", kind, txid, nr, nw);
 	for (unsigned int i = 0; i < nr; i++)
 		fprintf(f, " r %" PRIu32 " %" PRIu64 " %" PRIu64, reads[i].key,
 			reads[i].ver, reads[i].val);
@@ -99,14 +100,14 @@ int hist_load(struct hist *h, FILE *f)
 			}
 			continue;
 		}
-		if (line[0] != 'T')
+		if (line[0] != 'T' && line[0] != 'P')
 			continue;	/* comments, stats */
-		if (sscanf(p, "T %llu %u %u%n", &txid, &nr, &nw, &n) != 3 ||
+		if (sscanf(p + 1, " %llu %u %u%n", &txid, &nr, &nw, &n) != 3 ||
 		    nr > 64 || nw > 64) {
 			ret = -1;
 			break;
 		}
-		p += n;
+		p += n + 1;
 		for (unsigned int i = 0; i < nr + nw; i++) {
 			char kind;
 
@@ -123,10 +124,62 @@ int hist_load(struct hist *h, FILE *f)
 			ret = -1;
 			break;
 		}
+		h->tx[h->ntx - 1].pending = line[0] == 'P';
 	}
 out:
 	free(line);
 	return ret;
+}
+
+/* Whether (key, ver) was read by a transaction that is not pending, or is final. */
+static int version_seen(const struct hist *h, uint32_t key, uint64_t ver)
+{
+	for (size_t i = 0; i < h->nfinal; i++)
+		if (h->final[i].key == key && h->final[i].ver == ver)
+			return 1;
+	for (size_t i = 0; i < h->ntx; i++) {
+		const struct hist_tx *t = &h->tx[i];
+
+		for (unsigned int j = 0; !t->pending && j < t->nr; j++)
+			if (t->ops[j].key == key && t->ops[j].ver == ver)
+				return 1;
+	}
+	return 0;
+}
+
+void hist_resolve_pending(struct hist *h)
+{
+	size_t keep = 0;
+
+	h->pending_committed = h->pending_aborted = h->pending_torn = 0;
+	/* Decide them all first: a pending one's reads count for none. */
+	for (size_t i = 0; i < h->ntx; i++) {
+		struct hist_tx *t = &h->tx[i];
+		unsigned int seen = 0;
+
+		if (!t->pending)
+			continue;
+		for (unsigned int j = 0; j < t->nw; j++)
+			seen += version_seen(h, t->ops[t->nr + j].key,
+					     t->ops[t->nr + j].ver);
+		if (seen && seen < t->nw)
+			h->pending_torn++;
+		t->pending = seen ? 2 : 3;	/* committed (or torn), aborted */
+	}
+	for (size_t i = 0; i < h->ntx; i++) {
+		struct hist_tx *t = &h->tx[i];
+
+		if (t->pending == 3) {
+			h->pending_aborted++;
+			free(t->ops);
+			continue;
+		}
+		if (t->pending == 2)
+			h->pending_committed++;
+		t->pending = 0;
+		h->tx[keep++] = *t;
+	}
+	h->ntx = keep;
 }
 
 /* A written version: (key, ver) -> writing transaction and value. */
@@ -263,6 +316,12 @@ int hist_check(const struct hist *h, uint64_t init_val, struct hist_result *r)
 
 	memset(r, 0, sizeof(*r));
 	r->ntx = h->ntx;
+	r->pending_committed = h->pending_committed;
+	r->pending_aborted = h->pending_aborted;
+	r->pending_torn = h->pending_torn;
+	if (r->pending_torn)
+		note(r, "%zu transactions whose client died are torn: some of their writes took effect, not all",
+		     r->pending_torn);
 	for (size_t i = 0; i < h->ntx; i++)
 		nv += h->tx[i].nw;
 	vs = malloc((nv + 1) * sizeof(*vs));
@@ -349,7 +408,8 @@ int hist_check(const struct hist *h, uint64_t init_val, struct hist_result *r)
 	free(e.from);
 	free(e.to);
 	free(vs);
-	return r->in_cycle || r->bad_reads || r->dup_versions || r->bad_final;
+	return r->in_cycle || r->bad_reads || r->dup_versions || r->bad_final ||
+	       r->pending_torn;
 oom:
 	free(e.from);
 	free(e.to);

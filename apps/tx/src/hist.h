@@ -8,6 +8,11 @@
  * timestamp; FaRM: the version counter); version 0 is the initial value.
  * A final-state line (from a dump after the run):
  *	F <key> <ver> <val>
+ * A transaction whose client died while committing it (tx_client -X) is a
+ * 'P' line, in the format of a 'T' line: hist_resolve_pending() counts it
+ * as committed when every version it wrote was read or is final (the RMW
+ * workloads read each version they overwrite), as aborted when none was,
+ * and as torn (an atomicity violation) otherwise.
  *
  * The checker builds the dependency graph (wr: writer of a version ->
  * its reader; ww: writers of consecutive versions; rw: reader of a
@@ -31,6 +36,7 @@ struct hist_tx {
 	uint64_t txid;
 	unsigned int nr, nw;
 	struct hist_op *ops;	/* nr reads, then nw writes */
+	int pending;		/* a 'P' line not resolved yet */
 };
 
 struct hist {
@@ -38,6 +44,8 @@ struct hist {
 	size_t ntx, cap;
 	struct hist_op *final;	/* final state, key order not assumed */
 	size_t nfinal, capfinal;
+	/* 'P' transactions, by hist_resolve_pending() */
+	size_t pending_committed, pending_aborted, pending_torn;
 };
 
 struct hist_result {
@@ -47,6 +55,7 @@ struct hist_result {
 	size_t bad_reads;	/* unknown version or wrong value */
 	size_t dup_versions;	/* two writers of one (key, version) */
 	size_t bad_final;	/* final state differs from the last version */
+	size_t pending_committed, pending_aborted, pending_torn;
 	char first_error[256];
 };
 
@@ -57,8 +66,15 @@ int hist_add(struct hist *h, uint64_t txid, const struct hist_op *reads,
 int hist_add_final(struct hist *h, uint32_t key, uint64_t ver, uint64_t val);
 /* Parse lines of a history or dump file; returns 0 or -1 (bad line). */
 int hist_load(struct hist *h, FILE *f);
-void hist_write_tx(FILE *f, uint64_t txid, const struct hist_op *reads,
+/* A 'T' (kind) or 'P' line. */
+void hist_write_tx(FILE *f, char kind, uint64_t txid, const struct hist_op *reads,
 		   unsigned int nr, const struct hist_op *writes, unsigned int nw);
+/*
+ * Decide each 'P' transaction from the others' reads and the final state
+ * (the counts in h; hist_check() reports them and fails on a torn one);
+ * call it once every file is loaded, before hist_check().
+ */
+void hist_resolve_pending(struct hist *h);
 /* 0: serializable and consistent; 1: a violation (details in r). */
 int hist_check(const struct hist *h, uint64_t init_val, struct hist_result *r);
 

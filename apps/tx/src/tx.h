@@ -12,13 +12,15 @@
  * from one version and partly from another, or from a buffer recycled
  * meanwhile, is seen as torn and read again.
  *
- * PRISM-TX slot (32 bytes, one atomic unit for 32-byte CAS/READ):
+ * PRISM-TX slot (40 bytes; words 0..3 and words 1..4 are each one atomic
+ * unit for a 32-byte CAS or READ):
  *
  *	word 0  PR   highest timestamp of a validated (prepared) read
  *	word 1  PW   timestamp of the latest prepared write
  *	word 2  C    timestamp of the committed version (or of an aborted
  *		     writer that raised it, see below)
  *	word 3  ptr  address of the committed version's buffer
+ *	word 4  pptr address of the pending write's buffer (0: none)
  *
  *	version buffer (tx_buf_size(vsize) bytes, from the shard's ALLOCATE
  *	free list):
@@ -27,8 +29,10 @@
  *
  * Invariant: PW >= C.  PW == C means no write is pending on the key; at
  * most one write is pending at a time (write validation requires PW == C),
- * so a commit's CAS_GT never loses to a later writer and an aborted writer
- * can raise C to its own timestamp without hiding anyone's write.
+ * so exactly one transaction may end the pending state, by installing its
+ * version or by raising C to its own timestamp (abort), and an aborted
+ * writer does not hide anyone's write.  pptr is set only while a write is
+ * pending (by its prepare) and cleared by whatever ends it.
  *
  * Ordered CAS compares little-endian integers, the last byte most
  * significant: over words 0..2 the number is (C, PW, PR) in lexicographic
@@ -39,6 +43,13 @@
  * checks of the paper's validation: nobody committed or prepared a write
  * since our read, and no later reader validated (for writes).
  *
+ * Decision records (recovery from a client that dies between prepare and
+ * commit): each shard holds TX_MAX_CID 16-byte records {ts, state}, one
+ * per client id.  Transaction TS of client cid is decided in the record of
+ * cid on its home shard, tx_home_shard(TS): the client picks TS so that
+ * the home is the shard of its first written key, and the decision then
+ * travels in the same chain as that shard's installs.
+ *
  * Chains (one per shard per phase; ops of different keys are independent):
  *
  *  EXECUTE, per key:  READ slot (32)            -> PR, PW, C, ptr
@@ -48,20 +59,37 @@
  *  PREPARE, read-only key: CAS GT 24 B at slot, compare (TS,RC,RC),
  *     swap PR := TS.  A failure whose old value shows C == PW == RC and
  *     PR >= TS also validates (a later reader already protects us).
- *  PREPARE, written key:  the same CAS, swap PW := TS.
- *  COMMIT, written key (4 ops, scratch bytes 16i..16i+16 for key i):
- *     WRITE  scratch[16i]   := TS
- *     ALLOC  {TS, value}    -> scratch[16i+8]          (new buffer)
- *     CAS GT 16 B at slot.C, CONDITIONAL: compare C := TS (mask C only),
- *            swap {C, ptr} := scratch[16i..16i+16)    (old {C, ptr} back)
- *     READ   scratch[16i+8] -> the new buffer's address (for recycling
- *            when this attempt repeats one that already committed)
- *  ABORT, written key whose prepare ran or may have run:
- *     CAS EQ 16 B at slot.PW: compare PW == TS (mask PW only), swap
- *     C := TS (mask C only).  Raising C to PW ends the pending state;
- *     readers of the old version then fail validation, which is safe.
+ *  PREPARE, written key (3 ops): the same CAS, swap PW := TS;
+ *     ALLOC {TS, value} -> slot.pptr (REDIRECT, CONDITIONAL);
+ *     READ slot.pptr (CONDITIONAL): the new buffer's address.
+ *  DECIDE (first op of the home shard's install chain, when every
+ *     prepare validated): CAS GT 16 B at the record, compare ts := TS
+ *     (mask ts), swap {TS, COMMIT}.  It fails iff the record already
+ *     holds TS (our own earlier attempt: COMMIT; a recoverer: ABORT).
+ *  INSTALL, written key: CAS EQ 32 B at slot.PW, compare PW == TS and
+ *     C == RC, swap {C, ptr, pptr} := {TS, pptr, 0}; CONDITIONAL after
+ *     DECIDE.  Old value back: the replaced buffer to recycle.
+ *  ABORT, written key whose prepare ran or may have run: CAS EQ 32 B at
+ *     slot.PW, compare PW == TS and C == RC, swap {C, pptr} := {TS, 0};
+ *     the old pptr (if any) goes back to the free list.  Raising C to PW
+ *     ends the pending state; readers of the old version then fail
+ *     validation, which is safe.
  *  Replaced buffers go back to the shard server in SEND messages; it posts
- *  them to the free list (allocatable after a grace period).
+ *  them to the free list (allocatable after a grace period).  Only the
+ *  party whose INSTALL or ABORT swapped recycles, so no buffer is posted
+ *  twice.
+ *
+ * RECOVERY, by any client that finds a write pending (PW != C) for longer
+ * than its lease (tx_client -L, measured from the clock in PW): DECIDE
+ * with swap {PW, ABORT} at PW's record.  If it swapped, or the record
+ * holds {PW, ABORT}, the write is aborted; if it holds {PW, COMMIT} it is
+ * installed (READ 32 B at slot.PW for pptr, then INSTALL); if the record
+ * holds a later timestamp, the client of PW went on to a later
+ * transaction, which it does only once PW is installed or aborted at every
+ * key it prepared, so a write still pending under PW is a prepare that
+ * ran late, of a transaction that did not commit: it is aborted.  The
+ * argument needs a client id used by one client only (a restarted client
+ * takes a new one).  See apps/tx/README.md.
  *
  * FaRM-style slot (tx_farm_slot_size(vsize) bytes, at least 32): word 0
  * head = version << 1 | locked, then the value (vsize bytes, padded to 8),
@@ -79,7 +107,7 @@
 #include <string.h>
 
 #define TX_MAX_SHARDS	8
-#define TX_SLOT_SIZE	32
+#define TX_SLOT_SIZE	40
 #define TX_MAX_KEYS_TX	32	/* keys one transaction touches */
 #define TX_MIN_VALUE	8	/* the number */
 #define TX_MAX_VALUE	4096
@@ -104,8 +132,7 @@ static inline unsigned int tx_farm_read_len(unsigned int vsize)
 
 static inline unsigned int tx_farm_slot_size(unsigned int vsize)
 {
-	return tx_farm_read_len(vsize) < TX_SLOT_SIZE ? TX_SLOT_SIZE :
-	       tx_farm_read_len(vsize);
+	return tx_farm_read_len(vsize) < 32 ? 32 : tx_farm_read_len(vsize);
 }
 
 /* Offsets of the words of a PRISM-TX slot. */
@@ -113,6 +140,12 @@ static inline unsigned int tx_farm_slot_size(unsigned int vsize)
 #define TX_PW	8
 #define TX_C	16
 #define TX_PTR	24
+#define TX_PPTR	32
+
+/* Decision records: TX_MAX_CID of them per shard, {ts, state}. */
+#define TX_MAX_CID	65536u
+#define TX_DEC_SIZE	16
+enum tx_decision { TX_DEC_NONE = 0, TX_DEC_COMMIT = 1, TX_DEC_ABORT = 2 };
 
 /* Timestamps: microseconds of a loosely synchronized clock, client id below. */
 #define TX_CID_BITS	16
@@ -147,6 +180,23 @@ static inline uint64_t tx_ts_next(uint64_t now_us, unsigned int cid,
 		us = tx_ts_us(last) + 1;
 	if (floor && us <= tx_ts_us(floor))
 		us = tx_ts_us(floor) + 1;
+	return tx_ts_make(us, cid);
+}
+
+/* The shard holding the decision record of the transaction of timestamp ts. */
+static inline unsigned int tx_home_shard(uint64_t ts, unsigned int nshards)
+{
+	return (unsigned int)(tx_ts_us(ts) % nshards);
+}
+
+/* tx_ts_next(), moved up to the first timestamp whose home shard is home. */
+static inline uint64_t tx_ts_next_home(uint64_t now_us, unsigned int cid,
+				       uint64_t last, uint64_t floor,
+				       unsigned int home, unsigned int nshards)
+{
+	uint64_t us = tx_ts_us(tx_ts_next(now_us, cid, last, floor));
+
+	us += (home + nshards - (unsigned int)(us % nshards)) % nshards;
 	return tx_ts_make(us, cid);
 }
 
@@ -216,7 +266,7 @@ static inline int tx_value_check(const unsigned char *p, unsigned int vsize,
 /* Operands of one CAS (len bytes each). */
 struct tx_cas_operands {
 	unsigned int len;
-	unsigned char cmp[24], swap[24], cmask[24], smask[24];
+	unsigned char cmp[32], swap[32], cmask[32], smask[32];
 };
 
 enum tx_validate_kind { TX_VALIDATE_READ, TX_VALIDATE_WRITE };
@@ -250,24 +300,44 @@ static inline int tx_read_ok_from_old(const unsigned char old[24],
 	       tx_get64(old + TX_PR) >= ts;
 }
 
-/* Abort CAS (EQ, 16 bytes at slot + TX_PW): if PW == ts then C := ts. */
-static inline void tx_release_operands(struct tx_cas_operands *o, uint64_t ts)
+/* Offsets of words 1..4 from slot + TX_PW, where INSTALL and ABORT apply. */
+#define TX_AT_PW(off)	((off) - TX_PW)
+
+/*
+ * End our pending write (CAS EQ, 32 bytes at slot + TX_PW): compare PW ==
+ * ts and C == rc.  install: swap {C, ptr, pptr} := {ts, pptr, 0}; else
+ * (abort) swap {C, pptr} := {ts, 0}.
+ */
+static inline void tx_end_operands(struct tx_cas_operands *o, uint64_t ts,
+				   uint64_t rc, int install, uint64_t pptr)
 {
 	memset(o, 0, sizeof(*o));
-	o->len = 16;
-	tx_put64(o->cmp, ts);
-	memset(o->cmask, 0xff, 8);
-	tx_put64(o->swap + 8, ts);
-	memset(o->smask + 8, 0xff, 8);
+	o->len = 32;
+	tx_put64(o->cmp + TX_AT_PW(TX_PW), ts);
+	tx_put64(o->cmp + TX_AT_PW(TX_C), rc);
+	memset(o->cmask + TX_AT_PW(TX_PW), 0xff, 16);
+	tx_put64(o->swap + TX_AT_PW(TX_C), ts);
+	memset(o->smask + TX_AT_PW(TX_C), 0xff, 8);
+	if (install) {
+		tx_put64(o->swap + TX_AT_PW(TX_PTR), pptr);
+		memset(o->smask + TX_AT_PW(TX_PTR), 0xff, 8);
+	}
+	memset(o->smask + TX_AT_PW(TX_PPTR), 0xff, 8);	/* pptr := 0 */
 }
 
-/* Commit CAS (GT, 16 bytes at slot + TX_C): compare part only. */
-static inline void tx_commit_operands(struct tx_cas_operands *o, uint64_t ts)
+/*
+ * DECIDE (CAS GT, 16 bytes at a decision record): record {ts, state} if
+ * the record holds an older timestamp.
+ */
+static inline void tx_decide_operands(struct tx_cas_operands *o, uint64_t ts,
+				      enum tx_decision state)
 {
 	memset(o, 0, sizeof(*o));
-	o->len = 16;
+	o->len = TX_DEC_SIZE;
 	tx_put64(o->cmp, ts);
 	memset(o->cmask, 0xff, 8);
+	tx_put64(o->swap, ts);
+	tx_put64(o->swap + 8, state);
 	memset(o->smask, 0xff, 16);
 }
 

@@ -22,11 +22,22 @@
  *   -H PREFIX     write committed transactions to PREFIX.<cid>
  *   -B            broken: skip read validation (the checker must object)
  *   -D FILE       dump the final state to FILE ("F key ver val") and exit
+ *                 (ending pending writes whose lease ran out first)
+ *   -L MS         PRISM-TX: lease of a pending write (500); a client that
+ *                 finds one older ends it (tx.h, RECOVERY); 0: never
+ *   -X STEP       tests of the recovery: the process kills itself
+ *                 (SIGKILL) in the first transaction after its 5th commit
+ *                 that writes keys of two shards or more, at STEP:
+ *                 prepared (every prepare validated), deciding (the home
+ *                 shard's chain submitted) or decided (it completed); that
+ *                 transaction goes to the -H file as a 'P' line first
  * Values have the size the shard servers were started with (their info
  * files say it).  Prints one line of key=value results.
  */
 #include <inttypes.h>
 #include <pthread.h>
+#include <signal.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -43,6 +54,8 @@ struct opts {
 	enum tx_proto proto;
 	enum workload wl;
 	unsigned int keys, per_tx, cid, threads, broken, chain_bytes;
+	long lease_ms;
+	enum tx_crash_point crash;
 	double theta;
 	long duration_ms, ntx;
 	uint64_t init;
@@ -58,8 +71,39 @@ struct worker {
 	uint64_t *lat;
 	size_t nlat, caplat;
 	uint64_t audits, audit_bad, gave_up, attempts;
+	FILE *hist;
 	int err;
 };
+
+/*
+ * tx_client -X: die at this point of t's commit if t is the first
+ * transaction after the 5th commit that writes keys of two shards.
+ */
+static void crash_here(struct txc *c, const struct tx *t)
+{
+	struct worker *w = (struct worker *)(void *)((char *)c -
+						     offsetof(struct worker, c));
+	int first = -1, multi = 0;
+
+	for (unsigned int i = 0; i < t->n; i++) {
+		int s = (int)(t->it[i].key % c->nshards);	/* tx.h */
+
+		if (!t->it[i].written)
+			continue;
+		if (first < 0)
+			first = s;
+		multi |= s != first;
+	}
+	if (c->st.commits < 5 || !multi)
+		return;
+	if (w->hist) {
+		tx_record_pending(c, t, w->hist);
+		fflush(w->hist);
+	}
+	fprintf(stderr, "tx_client: client %u dies in the commit of %" PRIu64 "\n",
+		c->cid, t->ts);
+	kill(getpid(), SIGKILL);
+}
 
 /* Per-thread xorshift64* (prism_util), seeded by client id. */
 static uint32_t pick(struct worker *w)
@@ -188,6 +232,10 @@ static void *worker_main(void *arg)
 			w->err = -errno;
 			return NULL;
 		}
+		/* -X: every committed line is in the file when the process dies */
+		if (o->crash)
+			setvbuf(hist, NULL, _IOLBF, 0);
+		w->hist = hist;
 	}
 	for (long i = 0;; i++) {
 		uint64_t t0 = tx_now_us();
@@ -229,6 +277,8 @@ static int dump(const struct opts *o)
 	FILE *f;
 	int r = txc_open(&c, o->ifname, o->infos, o->proto, o->cid);
 
+	if (!r)
+		c.lease_us = (uint64_t)o->lease_ms * 1000;
 	if (!r && o->chain_bytes)
 		r = txc_set_chain_bytes(&c, o->chain_bytes);
 	if (r) {
@@ -245,7 +295,9 @@ static int dump(const struct opts *o)
 		fprintf(stderr, "tx_client: dump failed\n");
 		return 1;
 	}
-	printf("dump keys=%u sum=%" PRIu64 " pending=%d\n", c.nkeys, sum, r);
+	printf("dump keys=%u sum=%" PRIu64 " pending=%d recovered_commits=%" PRIu64
+	       " recovered_aborts=%" PRIu64 "\n", c.nkeys, sum, r,
+	       c.st.recovered_commits, c.st.recovered_aborts);
 	txc_close(&c);
 	return r ? 1 : 0;
 }
@@ -254,7 +306,8 @@ static void usage(void)
 {
 	fprintf(stderr, "usage: tx_client -s INFO1,INFO2 [-i IF] [-p prism|farm] "
 		"[-w bank|skew|ycsb] [-k KEYS] [-r N] [-z THETA] [-c CID] [-t THREADS] "
-		"[-d MS | -n N] [-I VALUE] [-b BYTES] [-H PREFIX] [-B] [-D FILE]\n");
+		"[-d MS | -n N] [-I VALUE] [-b BYTES] [-H PREFIX] [-B] [-D FILE] [-L MS]\n"
+		"       [-X prepared|deciding|decided]\n");
 	exit(2);
 }
 
@@ -262,7 +315,7 @@ int main(int argc, char **argv)
 {
 	struct opts o = { .ifname = "eth0", .proto = TX_PROTO_PRISM, .wl = W_YCSB,
 			  .per_tx = 4, .cid = 1, .threads = 1,
-			  .duration_ms = 2000 };
+			  .duration_ms = 2000, .lease_ms = TX_LEASE_US / 1000 };
 	struct tx_stats tot = { 0 };
 	uint64_t audits = 0, audit_bad = 0, gave_up = 0, attempts = 0, *lat;
 	size_t nlat = 0;
@@ -273,7 +326,7 @@ int main(int argc, char **argv)
 	unsigned int vsize = 0;
 	int opt, err = 0;
 
-	while ((opt = getopt(argc, argv, "i:s:p:w:k:r:z:c:t:d:n:I:b:H:BD:")) != -1) {
+	while ((opt = getopt(argc, argv, "i:s:p:w:k:r:z:c:t:d:n:I:b:H:BD:L:X:")) != -1) {
 		switch (opt) {
 		case 'i': o.ifname = optarg; break;
 		case 's': o.infos = optarg; break;
@@ -307,6 +360,17 @@ int main(int argc, char **argv)
 		case 'H': o.hist = optarg; break;
 		case 'B': o.broken = 1; break;
 		case 'D': o.dump = optarg; break;
+		case 'L': o.lease_ms = atol(optarg); break;
+		case 'X':
+			if (!strcmp(optarg, "prepared"))
+				o.crash = TX_CRASH_PREPARED;
+			else if (!strcmp(optarg, "deciding"))
+				o.crash = TX_CRASH_DECIDING;
+			else if (!strcmp(optarg, "decided"))
+				o.crash = TX_CRASH_DECIDED;
+			else
+				usage();
+			break;
 		default: usage();
 		}
 	}
@@ -328,6 +392,9 @@ int main(int argc, char **argv)
 			return 1;
 		}
 		w[i].c.skip_read_validation = (int)o.broken;
+		w[i].c.lease_us = (uint64_t)o.lease_ms * 1000;
+		w[i].c.crash_at = o.crash;
+		w[i].c.crash_fn = o.crash ? crash_here : NULL;
 		if (!o.keys || o.keys > w[i].c.nkeys)
 			o.keys = w[i].c.nkeys;
 	}
@@ -371,6 +438,9 @@ int main(int argc, char **argv)
 		tot.recycle_lost += s->recycle_lost;
 		tot.rpc_resends += s->rpc_resends;
 		tot.torn += s->torn;
+		tot.recovered_commits += s->recovered_commits;
+		tot.recovered_aborts += s->recovered_aborts;
+		tot.aborted_by_recovery += s->aborted_by_recovery;
 		vsize = w[i].c.vsize;
 		audits += w[i].audits;
 		audit_bad += w[i].audit_bad;
@@ -388,7 +458,8 @@ int main(int argc, char **argv)
 	       " lat_p99_us=%" PRIu64 " audits=%" PRIu64 " audit_bad=%" PRIu64
 	       " gave_up=%" PRIu64 " timeouts=%" PRIu64 " nobuf=%" PRIu64
 	       " recycled=%" PRIu64 " recycle_lost=%" PRIu64 " rpc_resends=%" PRIu64
-	       " torn=%" PRIu64 " errors=%d\n",
+	       " torn=%" PRIu64 " recovered_commits=%" PRIu64 " recovered_aborts=%" PRIu64
+	       " aborted_by_recovery=%" PRIu64 " errors=%d\n",
 	       o.proto == TX_PROTO_PRISM ? "prism" : "farm",
 	       o.wl == W_BANK ? "bank" : o.wl == W_SKEW ? "skew" : "ycsb",
 	       o.theta, o.threads, o.keys, vsize, tot.commits, tot.aborts,
@@ -396,7 +467,8 @@ int main(int argc, char **argv)
 	       elapsed ? (double)tot.commits * 1e6 / (double)elapsed : 0.0, mean,
 	       nlat ? lat[(nlat * 99) / 100 < nlat ? (nlat * 99) / 100 : nlat - 1] : 0,
 	       audits, audit_bad, gave_up, tot.timeouts, tot.nobuf_retries,
-	       tot.recycled, tot.recycle_lost, tot.rpc_resends, tot.torn, err);
+	       tot.recycled, tot.recycle_lost, tot.rpc_resends, tot.torn,
+	       tot.recovered_commits, tot.recovered_aborts, tot.aborted_by_recovery, err);
 	free(lat);
 	pu_zipf_free(&zipf);
 	free(w);

@@ -7,7 +7,9 @@
  * Registers one region: PRISM-TX slots, FaRM slots, and a pool of version
  * buffers of tx_buf_size(N) bytes (one per key holds the initial version,
  * the rest, 32768 or 16 MiB of them if fewer, are posted to an ALLOCATE
- * free list).  Values are N bytes (8..4096, default 8; see tx.h).  Writes one line to INFO_FILE (via a
+ * free list), and the decision records of PRISM-TX's recovery (TX_MAX_CID
+ * of TX_DEC_SIZE bytes; tx.h).  Values are N bytes (8..4096, default 8;
+ * see tx.h).  Writes one line to INFO_FILE (via a
  * rename, so readers never see half of it) and then only receives SEND
  * messages: recycled PRISM-TX buffers (posted back to the free list) and
  * FaRM lock/commit/unlock RPCs.  PRISM-TX transactions never wake it
@@ -41,7 +43,7 @@ struct server {
 	int fd;
 	unsigned char *mem;
 	size_t len;
-	unsigned char *ptx, *farm, *pool;
+	unsigned char *ptx, *farm, *pool, *dec;
 	uint32_t nslots, nbufs, fl;
 	unsigned int shard, nshards;
 	unsigned int vsize, bsize, fsize;	/* value, buffer, FaRM slot */
@@ -234,7 +236,8 @@ int main(int argc, char **argv)
 		fprintf(stderr, "PRISM_OPEN_SEND: %s\n", strerror(-err));
 		return 1;
 	}
-	s.len = (size_t)s.nslots * (TX_SLOT_SIZE + s.fsize) + (size_t)s.nbufs * s.bsize;
+	s.len = (size_t)s.nslots * (TX_SLOT_SIZE + s.fsize) + (size_t)s.nbufs * s.bsize +
+		(size_t)TX_MAX_CID * TX_DEC_SIZE;
 	s.len = (s.len + 4095) & ~(size_t)4095;
 	s.mem = mmap(NULL, s.len, PROT_READ | PROT_WRITE,
 		     MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
@@ -248,6 +251,7 @@ int main(int argc, char **argv)
 	s.ptx = s.mem;
 	s.farm = s.ptx + (size_t)s.nslots * TX_SLOT_SIZE;
 	s.pool = s.farm + (size_t)s.nslots * s.fsize;
+	s.dec = s.pool + (size_t)s.nbufs * s.bsize;	/* 8-aligned: bsize is */
 	/* Initial versions: timestamp 0, buffer i of the pool for slot i. */
 	for (uint32_t i = 0; i < s.nslots; i++) {
 		unsigned char *buf = s.pool + (size_t)i * s.bsize;
@@ -282,10 +286,12 @@ int main(int argc, char **argv)
 		memset(me.eth.sprism_mac, 0, sizeof(me.eth.sprism_mac));
 	}
 	snprintf(line, sizeof(line), "shard=%u nshards=%u nkeys=%u mac=%s ep=%u rkey=0x%" PRIx64
-		" ptx=0x%" PRIx64 " farm=0x%" PRIx64 " fl=%u nslots=%u vsize=%u%s%s%s%s\n",
+		" ptx=0x%" PRIx64 " farm=0x%" PRIx64 " fl=%u nslots=%u vsize=%u dec=0x%" PRIx64
+		"%s%s%s%s\n",
 		shard, nshards, nkeys, prism_format_mac(me.eth.sprism_mac, mac),
 		me.eth.sprism_ep, (uint64_t)rkey, (uint64_t)(uintptr_t)s.ptx,
 		(uint64_t)(uintptr_t)s.farm, s.fl, s.nslots, s.vsize,
+		(uint64_t)(uintptr_t)s.dec,
 		addr[0] ? " addr=" : "", addr, ks.fd >= 0 ? " keys=" : "",
 		ks.fd >= 0 ? ks.path : "");
 	err = pu_write_atomic(argv[6], line);

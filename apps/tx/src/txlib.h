@@ -24,7 +24,7 @@ enum tx_proto { TX_PROTO_PRISM, TX_PROTO_FARM };
 
 struct tx_shard {
 	union prism_sockaddr addr;
-	uint64_t rkey, ptx, farm;
+	uint64_t rkey, ptx, farm, dec;
 	uint32_t fl, nslots;
 	char keys[108];		/* keyed region: its key socket (pu_keys.h) */
 };
@@ -33,9 +33,21 @@ struct tx_stats {
 	uint64_t commits, aborts, timeouts, nobuf_retries;
 	uint64_t recycled, recycle_lost, rpc_resends;
 	uint64_t torn;		/* values read again: their filler did not match */
+	/* PRISM-TX recovery: pending writes of other clients this one ended */
+	uint64_t recovered_commits, recovered_aborts;
+	uint64_t aborted_by_recovery;	/* own transactions a recoverer aborted */
 };
 
+/*
+ * Points of a PRISM-TX commit where tx_client -X kills its client (tests
+ * of the recovery): after every prepare validated; once the home shard's
+ * chain (decision and installs) is submitted; once it completed.
+ */
+enum tx_crash_point { TX_CRASH_NONE, TX_CRASH_PREPARED, TX_CRASH_DECIDING,
+		      TX_CRASH_DECIDED };
+
 struct bchain;
+struct tx;
 
 struct txc {
 	int fd;
@@ -51,6 +63,15 @@ struct txc {
 	struct bchain *fbatch;		/* txc_flush()'s, also within a phase */
 	unsigned char *rbuf;		/* one received message */
 	size_t chain_cap, out_cap;	/* of each chain, completion, rbuf */
+	/*
+	 * PRISM-TX recovery: a write pending longer than this (µs; 0: never)
+	 * is ended by this client (tx.h, RECOVERY).
+	 */
+	uint64_t lease_us;
+	/* Tests: at crash_at, crash_fn(c, t) may end the process. */
+	enum tx_crash_point crash_at;
+	void (*crash_fn)(struct txc *c, const struct tx *t);
+	const struct tx *crash_tx;	/* tx_run_batch() calls crash_fn */
 	uint64_t recycle[TX_MAX_SHARDS][TX_RECYCLE_MAX];
 	unsigned int nrecycle[TX_MAX_SHARDS];
 	struct tx_stats st;
@@ -66,6 +87,8 @@ struct tx_item {
 	uint64_t ver;		/* version read (PRISM: writer's ts) */
 	uint64_t val, newval;
 	uint64_t ptr;		/* PRISM: buffer of the version read */
+	uint64_t pptr;		/* PRISM: our pending version's buffer */
+	uint64_t pw;		/* PRISM: PW seen by a read that found it pending */
 };
 
 struct tx {
@@ -106,8 +129,11 @@ uint64_t tx_value(const struct tx *t, uint32_t key);
 int tx_write(struct tx *t, uint32_t key, uint64_t val);
 /* TX_COMMITTED, TX_ABORTED or <0 on a fatal error. */
 int tx_commit(struct txc *c, struct tx *t);
-/* History line of a committed transaction. */
+/* History line of a committed transaction ('T'; 'P': outcome unknown). */
 void tx_record(const struct txc *c, const struct tx *t, FILE *f);
+void tx_record_pending(const struct txc *c, const struct tx *t, FILE *f);
+/* Default lease of a pending write before others recover it (µs). */
+#define TX_LEASE_US	500000
 /* Final state of every key ("F key ver val"); returns pending/locked keys or <0. */
 int tx_dump(struct txc *c, FILE *f, uint64_t *sum);
 

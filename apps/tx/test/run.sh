@@ -11,6 +11,11 @@
 #   skew       read 2 keys, write 1 (write-skew prone); history checked
 #   broken     skew with read validation skipped: the history check must fail
 #   bankN      bank with N-byte values (TX_TEST_SIZES), history checked
+#   crash-STEP (PRISM-TX) a client kills itself at STEP of a transaction
+#              writing both shards (prepared, deciding, decided); others
+#              then recover its pending writes: they commit, the total
+#              balance holds, the history with its dying transaction is
+#              serializable and the transaction took effect whole or not
 # and a smoke of tools/bench/tx.sh (one point per protocol and value size).
 #
 # Env: PRISM_KO (module to load if not loaded), DURATION_MS (1500),
@@ -137,9 +142,43 @@ bank_checks() {
 		"[ \"\$(cat $out/$1.check_rc)\" = 0 ] && grep -q 'serializable=yes' $out/$1.check"
 }
 
+# crash_scenario STEP: the bank on fresh shards; client 200 (host 3) kills
+# itself at STEP (tx_client -X) after 5 commits, then two processes (hosts
+# 4 and 5, lease 100 ms) run the bank and must end its pending writes; a
+# dump (which recovers what they left) and the history check follow.
+crash_scenario() {
+	local step=$1 name=crash-$1 i pids=() rc=0 crc
+	start_servers "$name" $ACCOUNTS || { echo "# $name: servers did not start"; return 1; }
+	host_exec $P 3 "$bin/tx_client" -i "$(host_link $P 3)" -s "$infos" -p prism -w bank \
+		-c 200 -t 1 -n 1000 -I $INIT $CB -H "$tmp/$name.hist" -X "$step" \
+		>"$out/$name.crasher" 2>&1
+	crc=$?
+	echo "$crc" >"$out/$name.crasher_rc"
+	for i in 4 5; do
+		host_exec $P $i "$bin/tx_client" -i "$(host_link $P $i)" -s "$infos" -p prism -w bank \
+			-c $((200 + i * 10)) -t 2 -d 1000 -I $INIT $CB -L 100 \
+			-H "$tmp/$name.hist" >"$out/$name.client$i" 2>&1 &
+		pids+=($!)
+	done
+	for i in "${pids[@]}"; do
+		wait "$i" || rc=1
+	done
+	host_exec $P 3 "$bin/tx_client" -i "$(host_link $P 3)" -s "$infos" -p prism -c 99 $CB \
+		-L 100 -D "$tmp/$name.final" >"$out/$name.dump" 2>&1 || rc=1
+	"$bin/tx_check" -i $INIT -t $total "$tmp/$name.hist".* "$tmp/$name.final" \
+		>"$out/$name.check" 2>&1
+	echo $? >"$out/$name.check_rc"
+	stop_servers
+	return $rc
+}
+
+# Sum of key=N over the crash scenario's survivors and dump.
+crash_sum() { cat "$out/crash-$1".client* "$out/crash-$1.dump" 2>/dev/null |
+	sed -n "s/.*\b$2=\([0-9]*\).*/\1/p" | awk '{s += $1} END {print s + 0}'; }
+
 nsizes=$(echo $SIZES | wc -w)
 tap_header
-tap_plan $((21 + 6 * nsizes + 2 + 8))
+tap_plan $((21 + 6 * nsizes + 2 + 8 + 12))
 for proto in prism farm; do
 	total=$((ACCOUNTS * INIT))
 	scenario $proto-bank $proto bank $ACCOUNTS
@@ -212,6 +251,36 @@ for i in $(seq $NHOSTS); do
 done
 check "keyed: no sealed chain was refused (auth_failed +$((auth - auth0)))" "[ $auth = $auth0 ]"
 
+# Recovery from a client that dies between prepare and commit (tx.h,
+# RECOVERY).  prepared: its writes are pending, undecided: recoverers
+# decide ABORT.  decided: COMMIT is recorded and the home shard installed:
+# recoverers install the rest.  deciding: the decision chain was submitted
+# as the client died: either outcome, whole.
+total=$((ACCOUNTS * INIT))
+for step in prepared deciding decided; do
+	crash_scenario "$step"
+	r=$?
+	check "crash at $step: the client died in a transaction writing both shards" \
+		"[ \"\$(cat $out/crash-$step.crasher_rc)\" = 137 ] &&
+		 grep -q 'dies in the commit' $out/crash-$step.crasher"
+	c=$(sum_kv "$out"/crash-$step.client*)
+	rc_=$(crash_sum $step recovered_commits)
+	ra=$(crash_sum $step recovered_aborts)
+	check "crash at $step: the others committed ($c txns) and ended its writes (recovered: $rc_ commits, $ra aborts)" \
+		"[ $r = 0 ] && [ $c -gt 0 ] && [ $((rc_ + ra)) -gt 0 ] &&
+		 ! grep -q 'gave_up=[1-9]\|errors=[1-9]' $out/crash-$step.client*"
+	check "crash at $step: total balance is $total, no write left pending, every audit saw it" \
+		"grep -q 'sum=$total pending=0' $out/crash-$step.dump && ! grep -q 'audit_bad=[1-9]' $out/crash-$step.client*"
+	case $step in
+	prepared) want="died_committed=0 died_aborted=1 died_torn=0" ;;
+	decided) want="died_committed=1 died_aborted=0 died_torn=0" ;;
+	*) want="died_torn=0" ;;
+	esac
+	check "crash at $step: history serializable, the dead client's transaction whole ($(head -n1 "$out/crash-$step.check" | grep -o 'died_[a-z]*=[0-9]*' | tr '\n' ' '))" \
+		"[ \"\$(cat $out/crash-$step.check_rc)\" = 0 ] && grep -q '$want.*serializable=yes' $out/crash-$step.check &&
+		 grep -q 'died_committed=1\|died_aborted=1' $out/crash-$step.check"
+done
+
 # tools/bench/tx.sh: one 500 ms point per protocol at 8 bytes and $VMAX.
 PRISM_OUT=$tmp/bench PRISM_TX_VALUES="8 $VMAX" PRISM_TX_THETAS=0.5 PRISM_TX_MS=500 \
 	PRISM_TX_THREADS=1 PRISM_TX_KEYS=100 PRISM_TX_CHAIN_BYTES=${TX_TEST_CHAIN_BYTES:-} \
@@ -240,7 +309,7 @@ check "no client hit a fatal error" "! grep -q 'errors=[1-9]' $out/*.client*"
 check "no client gave up on a transaction" "! grep -q 'gave_up=[1-9]' $out/*.client*"
 check "the checker rejects a hand-made non-serializable history" \
 	"printf 'T 1 1 1 r 0 0 $INIT w 0 1 5\nT 2 1 1 r 0 0 $INIT w 0 2 6\n' >$tmp/lost && ! $bin/tx_check -i $INIT $tmp/lost >/dev/null"
-for f in "$out"/*.client* "$out"/*.check; do
+for f in "$out"/*.client* "$out"/*.crasher "$out"/*.check; do
 	echo "# $(basename "$f"): $(head -n 2 "$f" | tr '\n' ' ')"
 done
 tap_finish

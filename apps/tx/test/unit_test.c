@@ -42,19 +42,34 @@ static int cas_model(unsigned char *target, const struct tx_cas_operands *o, int
 	return 1;
 }
 
-static void slot(unsigned char *s, uint64_t pr, uint64_t pw, uint64_t c, uint64_t ptr)
+/* A slot with no pending buffer, or with one (slot_p). */
+static void slot_p(unsigned char *s, uint64_t pr, uint64_t pw, uint64_t c,
+		   uint64_t ptr, uint64_t pptr)
 {
 	tx_put64(s + TX_PR, pr);
 	tx_put64(s + TX_PW, pw);
 	tx_put64(s + TX_C, c);
 	tx_put64(s + TX_PTR, ptr);
+	tx_put64(s + TX_PPTR, pptr);
+}
+
+static void slot(unsigned char *s, uint64_t pr, uint64_t pw, uint64_t c, uint64_t ptr)
+{
+	slot_p(s, pr, pw, c, ptr, 0);
+}
+
+static int slot_is_p(const unsigned char *s, uint64_t pr, uint64_t pw, uint64_t c,
+		     uint64_t ptr, uint64_t pptr)
+{
+	return tx_get64(s + TX_PR) == pr && tx_get64(s + TX_PW) == pw &&
+	       tx_get64(s + TX_C) == c && tx_get64(s + TX_PTR) == ptr &&
+	       tx_get64(s + TX_PPTR) == pptr;
 }
 
 static int slot_is(const unsigned char *s, uint64_t pr, uint64_t pw, uint64_t c,
 		   uint64_t ptr)
 {
-	return tx_get64(s + TX_PR) == pr && tx_get64(s + TX_PW) == pw &&
-	       tx_get64(s + TX_C) == c && tx_get64(s + TX_PTR) == ptr;
+	return slot_is_p(s, pr, pw, c, ptr, 0);
 }
 
 static void test_ts(void)
@@ -65,6 +80,12 @@ static void test_ts(void)
 	ok(tx_ts_make(5, 1) > tx_ts_make(4, 65535), "the clock dominates the client id");
 	b = tx_ts_next(100, 7, tx_ts_make(200, 7), 0);
 	ok(b > tx_ts_make(200, 7) && tx_ts_cid(b) == 7, "next timestamp exceeds the previous one despite a clock going back");
+	for (unsigned int home = 0; home < 3; home++) {
+		b = tx_ts_next_home(1000, 5, tx_ts_make(1000, 5), 0, home, 3);
+		ok(b > tx_ts_make(1000, 5) && tx_ts_us(b) <= 1003 &&
+		   tx_home_shard(b, 3) == home && tx_ts_cid(b) == 5,
+		   "a timestamp picked for home shard %u of 3 has it, within 3 us", home);
+	}
 	b = tx_ts_next(100, 3, 0, tx_ts_make(500, 9));
 	ok(b > tx_ts_make(500, 9), "next timestamp exceeds every version read (floor)");
 	ok(tx_ts_next(1000, 3, tx_ts_make(10, 3), tx_ts_make(20, 4)) == tx_ts_make(1000, 3),
@@ -74,7 +95,7 @@ static void test_ts(void)
 static void test_cas(void)
 {
 	struct tx_cas_operands o;
-	unsigned char s[32];
+	unsigned char s[TX_SLOT_SIZE], rec[TX_DEC_SIZE] = { 0 };
 	uint64_t rc = 50, ts = 100;
 
 	slot(s, 60, rc, rc, 0xabc);
@@ -107,22 +128,38 @@ static void test_cas(void)
 	slot(s, 0, 70, 70, 0xabc);
 	ok(!cas_model(s, &o, GT), "write validation fails after a newer commit");
 
-	tx_release_operands(&o, ts);
-	slot(s, 60, ts, rc, 0xabc);
+	tx_end_operands(&o, ts, rc, 0, 0);
+	slot_p(s, 60, ts, rc, 0xabc, 0xdef);
 	ok(cas_model(s + TX_PW, &o, EQ) && slot_is(s, 60, ts, ts, 0xabc),
-	   "abort raises C to TS when our write is the pending one");
-	slot(s, 60, 120, rc, 0xabc);
-	ok(!cas_model(s + TX_PW, &o, EQ) && slot_is(s, 60, 120, rc, 0xabc),
+	   "abort raises C to TS and clears the pending buffer when our write is pending");
+	ok(!cas_model(s + TX_PW, &o, EQ) && slot_is(s, 60, ts, ts, 0xabc),
+	   "a second abort (the client's and a recoverer's) finds nothing to end");
+	slot_p(s, 60, 120, rc, 0xabc, 0x123);
+	ok(!cas_model(s + TX_PW, &o, EQ) && slot_is_p(s, 60, 120, rc, 0xabc, 0x123),
 	   "abort leaves a slot alone whose pending write is not ours");
 
-	tx_commit_operands(&o, ts);
-	tx_put64(o.swap, ts);		/* what scratch holds at commit time */
-	tx_put64(o.swap + 8, 0xdef);
-	slot(s, 60, ts, rc, 0xabc);
-	ok(cas_model(s + TX_C, &o, GT) && slot_is(s, 60, ts, ts, 0xdef),
-	   "commit CAS_GT installs (C, ptr) = (TS, new buffer)");
-	ok(!cas_model(s + TX_C, &o, GT) && slot_is(s, 60, ts, ts, 0xdef),
-	   "a repeated commit is refused (C == TS)");
+	tx_end_operands(&o, ts, rc, 1, 0xdef);
+	slot_p(s, 60, ts, rc, 0xabc, 0xdef);
+	ok(cas_model(s + TX_PW, &o, EQ) && slot_is(s, 60, ts, ts, 0xdef),
+	   "install sets (C, ptr, pptr) := (TS, pending buffer, 0)");
+	ok(!cas_model(s + TX_PW, &o, EQ) && slot_is(s, 60, ts, ts, 0xdef),
+	   "a repeated install (the client's and a recoverer's) is refused");
+	tx_end_operands(&o, ts, rc, 0, 0);
+	ok(!cas_model(s + TX_PW, &o, EQ) && slot_is(s, 60, ts, ts, 0xdef),
+	   "an abort after the install is refused");
+
+	tx_decide_operands(&o, ts, TX_DEC_COMMIT);
+	ok(cas_model(rec, &o, GT) && tx_get64(rec) == ts &&
+	   tx_get64(rec + 8) == TX_DEC_COMMIT, "DECIDE records (TS, COMMIT) over an older record");
+	tx_decide_operands(&o, ts, TX_DEC_ABORT);
+	ok(!cas_model(rec, &o, GT) && tx_get64(rec + 8) == TX_DEC_COMMIT,
+	   "a recoverer's DECIDE (TS, ABORT) loses to the recorded COMMIT");
+	tx_decide_operands(&o, ts + 1, TX_DEC_ABORT);
+	ok(cas_model(rec, &o, GT) && tx_get64(rec) == ts + 1 &&
+	   tx_get64(rec + 8) == TX_DEC_ABORT, "the client's next transaction replaces the record");
+	tx_decide_operands(&o, ts, TX_DEC_ABORT);
+	ok(!cas_model(rec, &o, GT) && tx_get64(rec) == ts + 1,
+	   "an older timestamp never replaces a newer record");
 }
 
 static struct hist_op R(uint32_t k, uint64_t v, uint64_t val)
@@ -217,7 +254,7 @@ static void test_checker(void)
 		FILE *f = tmpfile();
 
 		rd[0] = R(3, 0, 5); wr[0] = R(3, 42, 8);
-		hist_write_tx(f, 42, rd, 1, wr, 1);
+		hist_write_tx(f, 'T', 42, rd, 1, wr, 1);
 		fprintf(f, "F 3 42 8\n");
 		rewind(f);
 		ok(hist_load(&h, f) == 0 && h.ntx == 1 && h.nfinal == 1 &&
@@ -226,6 +263,49 @@ static void test_checker(void)
 		fclose(f);
 	}
 	hist_free(&h);
+
+	/*
+	 * 'P' transactions (their client died): committed when all their
+	 * writes were read or are final, aborted when none, torn otherwise.
+	 */
+	{
+		static const struct {
+			const char *name;
+			const char *lines;
+			size_t committed, aborted, torn;
+			int want;
+		} pc[] = {
+			{ "a dead client's transaction seen by a reader counts as committed",
+			  "P 10 2 2 r 0 0 5 r 1 0 5 w 0 10 4 w 1 10 6\n"
+			  "T 20 2 0 r 0 10 4 r 1 10 6\nF 0 10 4\nF 1 10 6\n",
+			  1, 0, 0, 0 },
+			{ "a dead client's transaction nobody saw counts as aborted",
+			  "P 10 2 2 r 0 0 5 r 1 0 5 w 0 10 4 w 1 10 6\n"
+			  "T 20 2 0 r 0 0 5 r 1 0 5\nF 0 0 5\nF 1 0 5\n",
+			  0, 1, 0, 0 },
+			{ "a dead client's transaction with one write of two in effect is torn",
+			  "P 10 2 2 r 0 0 5 r 1 0 5 w 0 10 4 w 1 10 6\n"
+			  "F 0 10 4\nF 1 0 5\n",
+			  1, 0, 1, 1 },
+		};
+
+		for (size_t i = 0; i < sizeof(pc) / sizeof(pc[0]); i++) {
+			FILE *f = tmpfile();
+			int ret;
+
+			fputs(pc[i].lines, f);
+			rewind(f);
+			hist_init(&h);
+			ret = hist_load(&h, f);
+			hist_resolve_pending(&h);
+			ret = ret ? -1 : hist_check(&h, 5, &r);
+			ok(ret == pc[i].want && r.pending_committed == pc[i].committed &&
+			   r.pending_aborted == pc[i].aborted &&
+			   r.pending_torn == pc[i].torn, "%s", pc[i].name);
+			hist_free(&h);
+			fclose(f);
+		}
+	}
 }
 
 /* Values 8..4096 bytes: filled values check, any changed byte or field does not. */
