@@ -16,14 +16,16 @@
 # point, 2000), PRISM_TX_THREADS (4), PRISM_TX_KEYS (1000),
 # PRISM_TX_PER_TX (4), PRISM_TX_VALUES (value sizes, "8 512 4096"; over
 # about 1 KiB they need the module's large operations),
-# PRISM_TX_CHAIN_BYTES (tx_client -b, default the library's).  The
+# PRISM_TX_CHAIN_BYTES (tx_client -b, default the library's),
+# PRISM_TX_BIN (the tx_server and tx_client to run, default apps/tx/build;
+# tools/bench/tx_ab.sh compares two builds).  The
 # apps/tx guest suite runs a smoke of one point per protocol and value size.
 # Build first: make -C liburing-prism && make -C apps/tx.
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
 repo=$(cd "$here/../.." && pwd)
 . "$repo/tools/lib/hosts.sh"
-bin=$repo/apps/tx/build
+bin=${PRISM_TX_BIN:-$repo/apps/tx/build}
 KO=${PRISM_KO:-$repo/kmod/prism.ko}
 out=${PRISM_OUT:-$repo/build/bench}
 THETAS=${PRISM_TX_THETAS:-0 0.5 0.8 0.9 0.99}
