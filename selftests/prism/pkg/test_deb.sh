@@ -3,9 +3,11 @@
 #
 # Install the PRISM Debian packages in the guest and check them (TAP).
 #
-# Usage (as root, in the guest; the packages built on the host first with
-# `make deb`):
+# Usage (as root; the packages built on the host first with `make deb`):
 #   tools/vm/run.sh --timeout 1200 -- selftests/prism/pkg/test_deb.sh [DEBDIR]
+# or in two parts, as tools/run-tests.sh's pkg stage runs it:
+#   selftests/prism/pkg/test_deb.sh --install-only DEBDIR LAYER   # on the host
+#   tools/vm/run.sh -- selftests/prism/pkg/test_deb.sh --installed DEBDIR LAYER
 #
 # DEBDIR (default build/deb) holds prism-dkms, prism-tools, liburing-prism
 # and liburing-prism-dev .debs (one version).
@@ -14,6 +16,13 @@
 # writable copy: an overlayfs with / (9p) as its lower layer and a tmpfs
 # as the upper one, mounted at /tmp/pkgroot, with /proc, /sys, /dev bound
 # into it and fresh tmpfs on /tmp and /run; every step runs chrooted there.
+#
+# In two parts, the install (dpkg -i; DKMS builds the module for the stock
+# guest's kernel, tools/kernel/kver.sh, at the host's speed rather than
+# TCG's) runs on the host, in the same kind of overlay whose upper layer is
+# the directory LAYER/upper; the guest then stacks a copy of that layer
+# over its root and runs the other checks.  The host's
+# root is not touched.
 # Packages they depend on (dkms, liburing2, liburing-dev, libmnl0, gcc,
 # pkg-config) must be installed on the host (tools/install-deps.sh).
 #
@@ -26,6 +35,15 @@
 # the module, the DKMS tree and the files.
 set -u
 
+mode=all layerdir=
+case ${1:-} in
+--install-only | --installed)
+	mode=${1#--}
+	[ $# = 3 ] || { echo "usage: test_deb.sh $1 DEBDIR LAYER" >&2; exit 2; }
+	layerdir=$3
+	set -- "$2"
+	;;
+esac
 here=$(cd "$(dirname "$0")" && pwd)
 repo=$(cd "$here/../../.." && pwd)
 # shellcheck source=../../../tools/lib/prism_lib.sh
@@ -35,6 +53,11 @@ case $debdir in /*) ;; *) debdir=$PWD/$debdir ;; esac
 
 root=/tmp/pkgroot
 layer=/tmp/pkglayer
+if [ "$mode" = install-only ]; then
+	# On the host: the layer (and the mount point) on disk, kept for the guest.
+	case $layerdir in /*) ;; *) layerdir=$PWD/$layerdir ;; esac
+	layer=$layerdir root=$layerdir/root
+fi
 NS_S=pkg-srv NS_C=pkg-cli
 EP=9
 PATH_IN=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin
@@ -65,17 +88,18 @@ cleanup() {
 	[ -n "$server_pid" ] && kill "$server_pid" 2> /dev/null
 	ip netns del "$NS_S" 2> /dev/null
 	ip netns del "$NS_C" 2> /dev/null
-	grep -q '^prism ' /proc/modules && rmmod prism 2> /dev/null
+	grep -qs '^prism ' /proc/modules && rmmod prism 2> /dev/null
 	# Innermost mounts first.
 	awk -v r="$root" '$2 == r || index($2, r "/") == 1 { print $2 }' /proc/mounts |
 		sort -r | while read -r m; do umount -l "$m" 2> /dev/null; done
-	umount -l "$layer" 2> /dev/null
+	[ "$mode" = install-only ] || umount -l "$layer" 2> /dev/null
 	rm -rf "$T"
 }
 
 T=$(mktemp -d /tmp/test_deb.XXXXXX)
 [ "$(id -u)" = 0 ] || { echo "1..0 # SKIP needs root (run in the guest)"; exit 0; }
-[ -n "${PRISM_IN_VM:-}" ] || echo "# warning: not in the PRISM guest (PRISM_IN_VM unset)"
+[ -n "${PRISM_IN_VM:-}" ] || [ "$mode" = install-only ] ||
+	echo "# warning: not in the PRISM guest (PRISM_IN_VM unset)"
 
 debs=()
 for p in prism-dkms prism-tools liburing-prism liburing-prism-dev; do
@@ -84,21 +108,41 @@ for p in prism-dkms prism-tools liburing-prism liburing-prism-dev; do
 	debs+=("$f")
 done
 kver=$(uname -r)
-tap_plan 16
+case $mode in
+all) tap_plan 16 ;;
+install-only) kver=$("$repo/tools/kernel/kver.sh") || bail "no stock kernel (tools/kernel/kver.sh)"
+	tap_plan 2 ;;
+installed) tap_plan 14 ;;
+esac
 echo "# packages: ${debs[*]##*/}"
 echo "# kernel: $kver"
 
 # ---------------------------------------------------------------------------
 # The writable root.
 # ---------------------------------------------------------------------------
-mkdir -p "$layer" "$root"
-mount -t tmpfs -o mode=755 pkglayer "$layer" || bail "tmpfs for the overlay"
-mkdir -p "$layer/upper" "$layer/work"
+lower=/
+case $mode in
+install-only)
+	rm -rf "$layer" && mkdir -p "$layer/upper" "$layer/work" "$root" ||
+		bail "cannot make $layer"
+	;;
+*)
+	mkdir -p "$layer" "$root"
+	mount -t tmpfs -o mode=755 pkglayer "$layer" || bail "tmpfs for the overlay"
+	mkdir -p "$layer/upper" "$layer/work"
+	# --installed: the host's install is the layer under the tmpfs one,
+	# copied into the tmpfs (a layer inside the 9p root would overlap it).
+	if [ "$mode" = installed ]; then
+		cp -a "$layerdir/upper" "$layer/installed" || bail "copy of $layerdir/upper"
+		lower=$layer/installed:/
+	fi
+	;;
+esac
 modprobe overlay 2> /dev/null
 if ! mount -t overlay overlay \
-	-o "lowerdir=/,upperdir=$layer/upper,workdir=$layer/work" "$root" 2> "$T/log"; then
+	-o "lowerdir=$lower,upperdir=$layer/upper,workdir=$layer/work" "$root" 2> "$T/log"; then
 	cat "$T/log" | sed 's/^/# /'
-	bail "overlayfs over the 9p root failed"
+	bail "overlayfs over $lower failed"
 fi
 for m in proc sys dev; do
 	mount --rbind "/$m" "$root/$m" || bail "bind /$m"
@@ -111,12 +155,15 @@ insh 'touch /var/lib/dpkg/.pkgroot-write-test' || bail "the package root is not 
 # Keep the install short under TCG (in the overlay only; the host is not
 # touched): DKMS builds for the running kernel alone (other kernels' build
 # links hidden), and man-db does not re-index every page.
-for b in "$root"/lib/modules/*/build; do
-	[ "${b%/build}" = "$root/lib/modules/$(uname -r)" ] || rm -f "$b"
-done
-rm -f "$root/var/lib/man-db/auto-update"
-echo "# package root: overlayfs (lower / over 9p, upper tmpfs) at $root"
-grep -q '^prism ' /proc/modules && bail "a prism module is already loaded"
+if [ "$mode" != installed ]; then
+	for b in "$root"/lib/modules/*/build; do
+		[ "${b%/build}" = "$root/lib/modules/$kver" ] || rm -f "$b"
+	done
+	rm -f "$root/var/lib/man-db/auto-update"
+fi
+echo "# package root: overlayfs (lower $lower, upper $layer/upper) at $root"
+[ "$mode" = install-only ] || ! grep -q '^prism ' /proc/modules ||
+	bail "a prism module is already loaded"
 for p in dkms gcc pkg-config liburing-dev libmnl0; do
 	inroot dpkg-query -W -f='${db:Status-Abbrev}' "$p" 2> /dev/null | grep -q '^ii' ||
 		bail "$p is not installed on the host (tools/install-deps.sh)"
@@ -125,6 +172,7 @@ done
 # ---------------------------------------------------------------------------
 # Install.
 # ---------------------------------------------------------------------------
+if [ "$mode" != installed ]; then
 start=$(date +%s)
 # Its output streams as TAP comments: the DKMS builds take minutes in TCG.
 insh 'dpkg -i /tmp/debs/*.deb' > "$T/dpkg" 2>&1 &
@@ -138,10 +186,17 @@ else
 	cp "$T/dpkg" "$T/log"
 	not_ok "dpkg -i of the four packages"
 fi
-echo "# dpkg -i took $(( $(date +%s) - start )) s (DKMS builds in the guest)"
+echo "# dpkg -i took $(( $(date +%s) - start )) s (DKMS builds for $kver)"
 
 check "dkms status: prism installed for $kver" \
 	sh -c "chroot $root dkms status -m prism | tee /dev/stderr | grep -E '^prism/[^,]+, $kver, [^:]+: installed'"
+fi
+if [ "$mode" = install-only ]; then
+	# The guest stacks $layer/upper; the mounts go, the layer stays.
+	cleanup
+	tap_finish
+	exit
+fi
 
 modfile=
 for d in updates/dkms extra updates; do
