@@ -23,6 +23,8 @@ set -u
 
 here=$(cd "$(dirname "$0")" && pwd)
 repo=$(cd "$here/../.." && pwd)
+# shellcheck source=lib.sh
+. "$here/lib.sh"	# ab_alternate
 [ $# -eq 2 ] || { echo "usage: keyed_ab.sh A.ko B.ko" >&2; exit 2; }
 A=$1 B=$2
 LA=${PRISM_AB_LABEL_A:-$(basename "$A" .ko)}
@@ -33,19 +35,17 @@ runs=$out/keyed-ab-runs
 rm -rf "$runs" && mkdir -p "$runs" || { echo "keyed_ab: cannot create $runs" >&2; exit 1; }
 [ -d /sys/module/prism ] && { echo "keyed_ab: unload prism first" >&2; exit 1; }
 
-k=0
-for r in $(seq "$R"); do
-	if [ $((r % 2)) = 1 ]; then order="A B"; else order="B A"; fi
-	for w in $order; do
-		k=$((k + 1))
-		if [ "$w" = A ]; then ko=$A l=$LA; else ko=$B l=$LB; fi
-		d=$(printf '%s/%02d-%s' "$runs" "$k" "$w")
-		mkdir -p "$d"
-		echo "# keyed_ab: run $k: $w ($l)"
-		PRISM_KO=$ko PRISM_OUT=$d "$here/keyed.sh" > "$d/keyed.txt" 2>&1 ||
-			{ tail -5 "$d/keyed.txt"; echo "keyed_ab: run $k ($w) failed" >&2; exit 1; }
-	done
-done
+# one_run K W: run K, of module W (A or B).
+one_run() {
+	local ko l d
+	if [ "$2" = A ]; then ko=$A l=$LA; else ko=$B l=$LB; fi
+	d=$(printf '%s/%02d-%s' "$runs" "$1" "$2")
+	mkdir -p "$d"
+	echo "# keyed_ab: run $1: $2 ($l)"
+	PRISM_KO=$ko PRISM_OUT=$d "$here/keyed.sh" > "$d/keyed.txt" 2>&1 ||
+		{ tail -5 "$d/keyed.txt"; echo "keyed_ab: run $1 ($2) failed" >&2; return 1; }
+}
+ab_alternate "$R" one_run || exit 1
 
 python3 - "$runs" "$out" "$LA" "$LB" <<'PY'
 import glob, json, os, statistics, sys

@@ -53,6 +53,11 @@
 #                             1100x800) under TITLE; the rest of the
 #                             gnuplot script (ylabels, plots) on stdin; a
 #                             failure is reported, not fatal
+#   ab_alternate R FN         A/B scripts: R rounds of runs of builds A
+#                             and B in alternating order (A B, B A, ...,
+#                             so that drift of a loaded TCG guest hits
+#                             both alike): FN K W for run K (1..2R) of W
+#                             (A or B); status 1 at the first that fails
 #
 bench_dir=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 repo=$(cd "$bench_dir/../.." && pwd)
@@ -222,4 +227,15 @@ veth_pair() {
 	done
 	ip -n "$nsa" link set "$ifa" up
 	ip -n "$nsb" link set "$ifb" up
+}
+
+ab_alternate() {
+	local r k=0 w order
+	for r in $(seq "$1"); do
+		if [ $((r % 2)) = 1 ]; then order="A B"; else order="B A"; fi
+		for w in $order; do
+			k=$((k + 1))
+			"$2" "$k" "$w" || return 1
+		done
+	done
 }

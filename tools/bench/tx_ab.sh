@@ -12,7 +12,7 @@
 #   PRISM_OUT=/tmp/out tools/vm/run.sh --timeout 1800 -- tools/bench/tx_ab.sh A_DIR B_DIR
 #
 # Environment: PRISM_TX_AB_ROUNDS (3), PRISM_TX_AB_LABEL_A/B (default the
-# directories' names), and tx.sh's (PRISM_TX_THETAS, PRISM_TX_MS,
+# directories' names, or A and B when they are the same), and tx.sh's (PRISM_TX_THETAS, PRISM_TX_MS,
 # PRISM_TX_THREADS, PRISM_TX_KEYS, PRISM_TX_VALUES ...).  Results in
 # $PRISM_OUT (default <repo>/build/vm-out): tx-ab.json (every run's points,
 # medians over the rounds, B/A), tx-ab.txt (the table), tx-ab.png, and
@@ -20,30 +20,31 @@
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
 repo=$(cd "$here/../.." && pwd)
+# shellcheck source=lib.sh
+. "$here/lib.sh"	# ab_alternate
 [ $# -eq 2 ] || { echo "usage: tx_ab.sh A_DIR B_DIR" >&2; exit 2; }
 a=$(cd "$1" && pwd) && b=$(cd "$2" && pwd) || exit 2
 la=${PRISM_TX_AB_LABEL_A:-$(basename "$a")}
 lb=${PRISM_TX_AB_LABEL_B:-$(basename "$b")}
+# Two builds are usually both .../apps/tx/build: then just A and B.
+[ "$la" = "$lb" ] && la=A lb=B
 rounds=${PRISM_TX_AB_ROUNDS:-3}
 out=${PRISM_OUT:-$repo/build/vm-out}
 runs=$out/tx-ab-runs
 rm -rf "$runs"
 mkdir -p "$runs" || exit 1
-n=0
-for r in $(seq "$rounds"); do
-	order="A B"
-	[ $((r % 2)) = 0 ] && order="B A"
-	for x in $order; do
-		n=$((n + 1))
-		if [ "$x" = A ]; then dir=$a label=$la; else dir=$b label=$lb; fi
-		d=$(printf '%s/%02d-%s' "$runs" "$n" "$label")
-		mkdir -p "$d"
-		echo "== run $n: round $r, $label"
-		PRISM_TX_BIN=$dir PRISM_OUT=$d "$here/tx.sh" >"$d/tx.log" 2>&1 ||
-			{ echo "tx.sh failed (run $n, $label):" >&2; tail -n 20 "$d/tx.log" >&2; exit 1; }
-		cat "$d/tx.log" | grep -v '^results\|^plot'
-	done
-done
+# one_run K W: run K, of build W (A or B).
+one_run() {
+	local dir label d
+	if [ "$2" = A ]; then dir=$a label=$la; else dir=$b label=$lb; fi
+	d=$(printf '%s/%02d-%s' "$runs" "$1" "$label")
+	mkdir -p "$d"
+	echo "== run $1: $label"
+	PRISM_TX_BIN=$dir PRISM_OUT=$d "$here/tx.sh" >"$d/tx.log" 2>&1 ||
+		{ echo "tx.sh failed (run $1, $label):" >&2; tail -n 20 "$d/tx.log" >&2; return 1; }
+	grep -v '^results\|^plot' "$d/tx.log"
+}
+ab_alternate "$rounds" one_run || exit 1
 python3 - "$runs" "$la" "$lb" "$out" <<'EOF'
 import json, os, statistics, sys
 runs, la, lb, out = sys.argv[1:5]

@@ -1,0 +1,85 @@
+# SPDX-License-Identifier: GPL-2.0
+# shellcheck shell=bash
+# Shared by tools/figures/fig*.sh: the paper's figures (Burke et al.,
+# SOSP'21, Figures 3, 4, 6, 7, 9, 10) as sweeps of the stores' benchmark
+# scripts (tools/bench/kv.sh, rs.sh, tx.sh), each PRISM store against its
+# baseline in the same run, INSIDE the guest as root.
+#
+# Environment (PRISM_* variables pass into the guest): PRISM_KO (module),
+# PRISM_OUT (results, figure N in $PRISM_OUT/figN/; default
+# <repo>/build/figures), PRISM_FIG_CLIENTS (the client counts of the
+# throughput-latency curves, default "1 2 4 8"), PRISM_FIG_MS (per point,
+# default 2000), PRISM_FIG_THETAS (the skew axis, default
+# "0 0.5 0.8 0.9 0.99"), PRISM_FIG_SKEW_CLIENTS (clients of the skew
+# figures, 4), PRISM_FIG_KEYS (KV records, TX keys: 1000), PRISM_FIG_VALUE
+# (value and block bytes, the paper's 512).  Each figN.sh then runs report.py, which writes
+# figN.csv, figN.png and figN.summary.json (headline ratios, the paper's,
+# the issue's goals).
+set -u
+fig_here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+repo=$(cd "$fig_here/../.." && pwd)
+FIG_OUT=${PRISM_OUT:-$repo/build/figures}
+FIG_CLIENTS=${PRISM_FIG_CLIENTS:-1 2 4 8}
+FIG_MS=${PRISM_FIG_MS:-2000}
+FIG_THETAS=${PRISM_FIG_THETAS:-0 0.5 0.8 0.9 0.99}
+FIG_SKEW_CLIENTS=${PRISM_FIG_SKEW_CLIENTS:-4}
+FIG_KEYS=${PRISM_FIG_KEYS:-1000}
+FIG_VALUE=${PRISM_FIG_VALUE:-512}
+export PRISM_KO=${PRISM_KO:-$repo/kmod/prism.ko}
+
+fig_fail() { echo "$fig: $*" >&2; exit 1; }
+
+# fig_begin NAME: $fig and its directory $fdir, emptied.
+fig_begin() {
+	fig=$1
+	fdir=$FIG_OUT/$fig
+	rm -rf "$fdir"
+	mkdir -p "$fdir" || exit 1
+	echo "== $fig: $(date -u +%FT%TZ), kernel $(uname -r)"
+}
+
+# fig_kv WORKLOAD: PRISM-KV and Pilaf, YCSB WORKLOAD uniform, one kv.sh
+# per client count (one closed-loop client per namespace).
+fig_kv() {
+	local n secs=$(( (FIG_MS + 999) / 1000 ))
+	for n in $FIG_CLIENTS; do
+		KV_BENCH_CLIENTS=$n KV_BENCH_WORKLOADS=$1 KV_BENCH_DISTS=uniform \
+		KV_BENCH_VALUES=$FIG_VALUE KV_BENCH_SYSTEMS="prism pilaf" \
+		KV_BENCH_SECONDS=$secs KV_BENCH_RECORDS=$FIG_KEYS PRISM_OUT=$fdir/c$n \
+			"$repo/tools/bench/kv.sh" >"$fdir/c$n.log" 2>&1 ||
+			{ tail -n 20 "$fdir/c$n.log" >&2; fig_fail "kv.sh with $n clients failed"; }
+		grep '^bench-kv: {' "$fdir/c$n.log"
+	done
+}
+
+# fig_rs CLIENTS POINTS: PRISM-RS (ABD) and ABD-LOCK, 3 replicas, 50%
+# writes, blocks of FIG_VALUE bytes, at rs.sh's points POINTS; one rs.sh
+# per client count.
+fig_rs() {
+	local n
+	for n in $1; do
+		RS_BENCH_CLIENTS=$n RS_BENCH_POINTS=$2 RS_BENCH_BSIZES=$FIG_VALUE \
+		RS_BENCH_MS=$FIG_MS PRISM_OUT=$fdir/c$n \
+			"$repo/tools/bench/rs.sh" >"$fdir/c$n.log" 2>&1 ||
+			{ tail -n 20 "$fdir/c$n.log" >&2; fig_fail "rs.sh with $n clients failed"; }
+		grep '^bench-rs: .*ops/s' "$fdir/c$n.log"
+	done
+}
+
+# fig_tx THREADS THETAS: PRISM-TX and FaRM-style, YCSB-T (4-key RMW) over
+# 2 shards, values of FIG_VALUE bytes; one tx.sh per thread count.
+fig_tx() {
+	local n
+	for n in $1; do
+		PRISM_TX_THREADS=$n PRISM_TX_THETAS=$2 PRISM_TX_VALUES=$FIG_VALUE \
+		PRISM_TX_MS=$FIG_MS PRISM_TX_KEYS=$FIG_KEYS PRISM_OUT=$fdir/c$n \
+			"$repo/tools/bench/tx.sh" >"$fdir/c$n.log" 2>&1 ||
+			{ tail -n 20 "$fdir/c$n.log" >&2; fig_fail "tx.sh with $n threads failed"; }
+		grep -E '^[0-9]+ +[0-9.]+ +(prism|farm) ' "$fdir/c$n.log"
+	done
+}
+
+# fig_end: the report of this figure.
+fig_end() {
+	python3 "$fig_here/report.py" "$fig" "$fdir" || fig_fail "report.py failed"
+}

@@ -1,0 +1,203 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0
+"""Report of one figure of tools/figures (report.py FIG DIR), or the table
+of every figure's headline ratios (report.py table OUT).
+
+A figure's DIR holds one benchmark run per client count (cN/, the JSON of
+tools/bench/kv.sh, rs.sh or tx.sh).  Written to DIR: FIG.csv (one row per
+system and point), FIG.png (gnuplot) and FIG.summary.json (headline
+ratios, the paper's values, the goals of issue 16 and whether they hold).
+"""
+import glob, json, os, re, subprocess, sys
+
+FIGS = {
+    "fig3": ("kv", "PRISM-KV vs Pilaf, YCSB-C (100% GET), uniform", "curve"),
+    "fig4": ("kv", "PRISM-KV vs Pilaf, YCSB-A (50% GET, 50% PUT), uniform", "curve"),
+    "fig6": ("rs", "PRISM-RS vs ABD-LOCK, 3 replicas, 50% writes, uniform", "curve"),
+    "fig7": ("rs", "PRISM-RS vs ABD-LOCK, 3 replicas, 50% writes, by Zipf skew", "skew"),
+    "fig9": ("tx", "PRISM-TX vs FaRM-style OCC, YCSB-T, uniform", "curve"),
+    "fig10": ("tx", "PRISM-TX vs FaRM-style OCC, YCSB-T, by Zipf skew", "skew"),
+}
+NAMES = {"prism": "PRISM-KV", "pilaf": "Pilaf", "abd": "PRISM-RS", "lock": "ABD-LOCK",
+         "tx-prism": "PRISM-TX", "tx-farm": "FaRM-style"}
+
+
+def runs(d):
+    """(clients, path of the run's JSON) for every cN/ in d."""
+    out = []
+    for c in glob.glob(os.path.join(d, "c*")):
+        m = re.match(r"c(\d+)$", os.path.basename(c))
+        js = glob.glob(os.path.join(c, "bench-*.json"))
+        if m and js:
+            out.append((int(m.group(1)), js[0]))
+    return sorted(out)
+
+
+def rows_of(kind, d):
+    """Rows: system, clients, x (skew), throughput (ops/s), mean_us, p99_us."""
+    rows = []
+    for n, path in runs(d):
+        j = json.load(open(path))
+        if kind == "kv":
+            for r in j["results"]:
+                rows.append({"system": r["system"], "clients": n, "x": 0.0,
+                             "tput": r["throughput"], "mean_us": r["mean_us"],
+                             "p50_us": r.get("p50_us"), "p99_us": r["p99_us"]})
+        elif kind == "rs":
+            for r in j["results"]:
+                x = 0.0 if r["point"].startswith("uniform") else float(r["point"].split("-")[1])
+                rows.append({"system": r["mode"], "clients": n, "x": x,
+                             "tput": r["ops_per_s"], "mean_us": r["mean_us"],
+                             "p50_us": None, "p99_us": r["p99_us"]})
+        else:
+            for r in j["points"]:
+                rows.append({"system": "tx-" + r["proto"], "clients": n,
+                             "x": float(r["theta"]), "tput": r["tput_tps"],
+                             "mean_us": r["lat_mean_us"], "p50_us": None,
+                             "p99_us": r["lat_p99_us"]})
+    return rows
+
+
+def pair(kind):
+    return {"kv": ("prism", "pilaf"), "rs": ("abd", "lock"), "tx": ("tx-prism", "tx-farm")}[kind]
+
+
+def metric(name, p, b, paper, goal=None, lower_better=False, headline=False):
+    """One compared metric; the headline ones are smoke.sh's (PRISM must not
+    lose to its baseline by more than the noise there)."""
+    r = p / b if b else None
+    m = {"metric": name, "prism": round(p, 1), "baseline": round(b, 1),
+         "ratio": round(r, 3) if r is not None else None, "paper": paper,
+         "lower_is_better": lower_better, "headline": headline}
+    if goal is not None:
+        m["goal"] = ("<= %g" if lower_better else ">= %g") % goal
+        m["met"] = r is not None and (r <= goal if lower_better else r >= goal)
+    return m
+
+
+def summary(fig, kind, shape, rows):
+    ps, bs = pair(kind)
+    P = [r for r in rows if r["system"] == ps]
+    B = [r for r in rows if r["system"] == bs]
+    out = []
+    if shape == "curve":
+        lo = min(r["clients"] for r in rows)
+        p1 = next(r for r in P if r["clients"] == lo)
+        b1 = next(r for r in B if r["clients"] == lo)
+        if fig == "fig3":
+            out.append(metric("GET p50 latency, %d client (us)" % lo, p1["p50_us"], b1["p50_us"],
+                              "6 vs 14 us = 0.43", 0.5, True, True))
+        out.append(metric("mean latency, %d client%s (us)" % (lo, "" if lo == 1 else "s"),
+                          p1["mean_us"], b1["mean_us"],
+                          {"fig3": "0.43 (GET)", "fig4": "lower",
+                           "fig6": "about 2 us lower", "fig9": "5.5 us lower"}[fig], None, True))
+        pk, bk = max(r["tput"] for r in P), max(r["tput"] for r in B)
+        goal = {"fig4": 1.5, "fig6": 1.1}.get(fig)
+        out.append(metric("peak throughput (ops/s)", pk, bk,
+                          {"fig3": "higher", "fig4": "higher",
+                           "fig6": "+4 Mops/s", "fig9": "+1 M txn/s"}[fig], goal,
+                          headline=fig != "fig3"))
+    else:
+        for p in sorted(P, key=lambda r: r["x"]):
+            b = next((r for r in B if r["x"] == p["x"]), None)
+            if not b:
+                continue
+            if fig == "fig7":
+                out.append(metric("mean latency at Zipf %g (us)" % p["x"], p["mean_us"],
+                                  b["mean_us"], "lower, more so with skew"))
+                goal = 1.5 if p["x"] == 0.99 else None
+                out.append(metric("throughput at Zipf %g (ops/s)" % p["x"], p["tput"], b["tput"],
+                                  "higher", goal, headline=p["x"] == 0.99))
+            else:
+                out.append(metric("throughput at Zipf %g (txn/s)" % p["x"], p["tput"], b["tput"],
+                                  "higher at every skew", 1.2, headline=True))
+    return out
+
+
+def plot(fig, title, shape, rows, d, kind):
+    ps, bs = pair(kind)
+    dat = os.path.join(d, fig + ".dat")
+    with open(dat, "w") as f:
+        for s in (ps, bs):
+            f.write("# %s\n" % NAMES[s])
+            for r in sorted((r for r in rows if r["system"] == s),
+                            key=lambda r: (r["clients"], r["x"])):
+                f.write("%g %g %g %g %d\n" % (r["tput"], r["mean_us"], r["p99_us"], r["x"],
+                                              r["clients"]))
+            f.write("\n\n")
+    if shape == "curve":
+        body = ('set xlabel "throughput (ops/s)"\nset ylabel "mean latency (us)"\n'
+                'plot "{0}" index 0 using 1:2 with linespoints pt 7 title "{1}", '
+                '"" index 0 using 1:2:5 with labels offset 0,1 notitle, '
+                '"" index 1 using 1:2 with linespoints pt 5 dt 2 title "{2}", '
+                '"" index 1 using 1:2:5 with labels offset 0,-1 notitle\n')
+        size = "800,500"
+        pre = ""
+    else:
+        body = ('set xlabel "Zipf theta"\nset ylabel "throughput (ops/s)"\nset yrange [0:*]\n'
+                'plot "{0}" index 0 using 4:1 with linespoints pt 7 title "{1}", '
+                '"" index 1 using 4:1 with linespoints pt 5 dt 2 title "{2}"\n'
+                'set ylabel "mean latency (us)"\n'
+                'plot "{0}" index 0 using 4:2 with linespoints pt 7 title "{1}", '
+                '"" index 1 using 4:2 with linespoints pt 5 dt 2 title "{2}"\n')
+        size = "1200,450"
+        pre = 'set multiplot layout 1,2 title "%s"\n'
+    label = "%s (TCG guest%s)" % (title, "; point labels: clients" if shape == "curve" else "")
+    gp = ('set terminal pngcairo size %s noenhanced\nset output "%s"\nset grid\nset key top left\n'
+          'set offsets graph 0.03, graph 0.03, graph 0.08, graph 0.03\n'
+          % (size, os.path.join(d, fig + ".png")))
+    gp += (pre % label) if pre else 'set title "%s"\n' % label
+    gp += body.format(dat, NAMES[ps], NAMES[bs])
+    env = dict(os.environ, XDG_CACHE_HOME=d)
+    try:
+        subprocess.run(["gnuplot"], input=gp.encode(), check=True, env=env)
+    except (OSError, subprocess.CalledProcessError) as e:
+        print("%s: no plot (%s)" % (fig, e), file=sys.stderr)
+
+
+def one(fig, d):
+    kind, title, shape = FIGS[fig]
+    rows = rows_of(kind, d)
+    if not rows:
+        sys.exit("%s: no results in %s" % (fig, d))
+    with open(os.path.join(d, fig + ".csv"), "w") as f:
+        f.write("system,clients,zipf,throughput_ops_s,mean_us,p50_us,p99_us\n")
+        for r in rows:
+            f.write("%s,%d,%g,%.1f,%.1f,%s,%.1f\n" % (
+                NAMES[r["system"]], r["clients"], r["x"], r["tput"], r["mean_us"],
+                "" if r["p50_us"] is None else "%.1f" % r["p50_us"], r["p99_us"]))
+    s = {"figure": fig, "title": title, "metrics": summary(fig, kind, shape, rows)}
+    json.dump(s, open(os.path.join(d, fig + ".summary.json"), "w"), indent=1)
+    plot(fig, title, shape, rows, d, kind)
+    for m in s["metrics"]:
+        print("%s: %s: PRISM %s, baseline %s, ratio %s%s" % (
+            fig, m["metric"], m["prism"], m["baseline"], m["ratio"],
+            " (goal %s: %s)" % (m["goal"], "met" if m["met"] else "MISSED") if "goal" in m else ""))
+
+
+def table(out):
+    lines = ["| figure | metric | PRISM | baseline | ratio | paper | goal |",
+             "| --- | --- | --- | --- | --- | --- | --- |"]
+    alls = []
+    for fig in FIGS:
+        p = os.path.join(out, fig, fig + ".summary.json")
+        if not os.path.exists(p):
+            continue
+        s = json.load(open(p))
+        alls.append(s)
+        for m in s["metrics"]:
+            goal = "%s: %s" % (m["goal"], "met" if m["met"] else "**missed**") if "goal" in m else ""
+            lines.append("| %s | %s | %s | %s | %s | %s | %s |" % (
+                fig, m["metric"], m["prism"], m["baseline"], m["ratio"], m["paper"], goal))
+    open(os.path.join(out, "figures.md"), "w").write("\n".join(lines) + "\n")
+    json.dump(alls, open(os.path.join(out, "figures.json"), "w"), indent=1)
+    print("\n".join(lines))
+
+
+if __name__ == "__main__":
+    if len(sys.argv) != 3 or (sys.argv[1] != "table" and sys.argv[1] not in FIGS):
+        sys.exit("usage: report.py fig3|fig4|fig6|fig7|fig9|fig10 DIR | report.py table OUT")
+    if sys.argv[1] == "table":
+        table(sys.argv[2])
+    else:
+        one(sys.argv[1], sys.argv[2])

@@ -1,0 +1,64 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# The figures' smoke test (make check, guest suite "figures"), INSIDE the
+# guest as root: every figure of tools/figures at small scale (2 clients,
+# 200 keys, 500 ms per point, Zipf 0 and 0.99), then one TAP test per figure:
+# its runs completed and, on each headline metric (report.py marks them:
+# KV GET latency, peak or skewed throughput), PRISM does not lose to its
+# baseline by more than the noise, PRISM_FIG_NOISE (default 0.25).  One
+# TCG run of 500 ms points is noisy: a figure that misses is run once
+# more with points twice as long, and fails only if it misses again.  The
+# full figures: make figures.
+here=$(cd "$(dirname "$0")" && pwd)
+export PRISM_FIG_CLIENTS=${PRISM_FIG_CLIENTS:-2}
+export PRISM_FIG_KEYS=${PRISM_FIG_KEYS:-200}
+export PRISM_FIG_MS=${PRISM_FIG_MS:-500}
+export PRISM_FIG_THETAS=${PRISM_FIG_THETAS:-0 0.99}
+export PRISM_FIG_RS_POINTS=${PRISM_FIG_RS_POINTS:-uniform-1024 zipf-0.99}
+export PRISM_FIG_SKEW_CLIENTS=${PRISM_FIG_SKEW_CLIENTS:-2}
+export PRISM_OUT=${PRISM_OUT:-/tmp}/figures-smoke
+. "$here/../lib/tap.sh"
+figs="3 4 6 7 9 10"
+ms=$PRISM_FIG_MS
+
+# headline FIG: the headline metrics of FIG's summary, one line each;
+# status 1 if PRISM loses one by more than the noise (or nothing ran).
+headline() {
+	python3 - "$PRISM_OUT/fig$1/fig$1.summary.json" "${PRISM_FIG_NOISE:-0.25}" <<'EOF'
+import json, sys
+try:
+    s = json.load(open(sys.argv[1]))
+except (OSError, ValueError) as e:
+    print("no summary: %s" % e)
+    sys.exit(1)
+noise = float(sys.argv[2])
+bad = 0
+for m in s["metrics"]:
+    if not m.get("headline"):
+        continue
+    r = m["ratio"]
+    ok = r is not None and (r <= 1 + noise if m["lower_is_better"] else r >= 1 - noise)
+    print("%s: PRISM %s, baseline %s, ratio %s%s" % (m["metric"], m["prism"], m["baseline"],
+          r, "" if ok else " (PRISM loses by more than the noise)"))
+    bad |= not ok
+sys.exit(1 if bad or not s["metrics"] else 0)
+EOF
+}
+
+tap_header
+tap_plan 6
+mkdir -p "$PRISM_OUT"
+for f in $figs; do
+	for try in 1 2; do
+		PRISM_FIG_MS=$((ms * try)) "$here/fig$f.sh" >"$PRISM_OUT/fig$f.log" 2>&1
+		sed 's/^/# /' "$PRISM_OUT/fig$f.log"
+		headline "$f" >"$PRISM_OUT/fig$f.head" 2>&1 && break
+		[ $try = 1 ] && echo "# fig$f: missed, once more with $((2 * ms)) ms points: $(tr '\n' ';' <"$PRISM_OUT/fig$f.head")"
+	done
+	headline "$f" >/dev/null 2>&1
+	r=$? note=
+	[ "$try" = 2 ] && note=" (second run)"
+	tap_result $r "fig$f$note: $(tr '\n' ';' <"$PRISM_OUT/fig$f.head")"
+done
+tap_finish
