@@ -24,6 +24,9 @@
 #   make bench-rss    UDP sessions over 1 vs 2 NIC queues of a 2-vCPU target,
 #                     two guests on a host bridge of multi-queue taps (root;
 #                     tools/bench/rss_mh.sh; doc/UDP-BENCH.md)
+#   make figures      the paper's Figures 3, 4, 6, 7, 9, 10 (stores vs their
+#                     baselines) in one guest run (tools/figures; results
+#                     copied to doc/results/figures/, see doc/RESULTS.md)
 #   make demo / deps / clean
 
 # Stock target kernel: the newest installed 6.1 headers (never `uname -r`,
@@ -35,7 +38,7 @@ export PRISM_KVER := $(KVER)
 # Userspace subdirectories that exist yet, library first.
 USER_DIRS := $(foreach d,liburing-prism selftests apps tools,$(if $(wildcard $(d)/Makefile),$(d)))
 
-.PHONY: all module module-debug kernel-debug user deps check demo fuzz deb clean bench-large bench-cpu bench-depth bench-incast bench-mcore bench-udp bench-rss
+.PHONY: all module module-debug kernel-debug user deps check demo fuzz deb clean bench-large bench-cpu bench-depth bench-incast bench-mcore bench-udp bench-rss figures
 
 all: module user
 
@@ -78,6 +81,22 @@ define bench_guest
 	PRISM_KO=$$ko PRISM_BENCH_COMMIT=$$(git rev-parse --short HEAD 2>/dev/null) \
 		tools/vm/run.sh --kernel stock --timeout $${PRISM_TIMEOUT_BENCH:-$(2)} -- $(1)
 endef
+
+# The paper's figures (tools/figures/all.sh, about an hour in one guest);
+# the data, plots and ratio table then go to doc/results/figures/.
+figures: deps
+	$(MAKE) user
+	rm -rf build/figures
+	ko=$$(tools/kernel/build-module.sh stock | grep '/prism\.ko$$') && \
+	PRISM_KO=$$ko PRISM_OUT=$(CURDIR)/build/figures \
+	PRISM_BENCH_COMMIT=$$(git rev-parse --short HEAD 2>/dev/null) \
+		tools/vm/run.sh --kernel stock --timeout $${PRISM_TIMEOUT_BENCH:-7200} -- tools/figures/all.sh
+	mkdir -p doc/results/figures
+	cp build/figures/meta.json build/figures/figures.md build/figures/figures.json doc/results/figures/
+	for d in build/figures/fig*/; do f=$$(basename $$d); \
+		cp $$d/$$f.png $$d/$$f.csv $$d/$$f.summary.json doc/results/figures/ && \
+		for c in $$d/c*/; do cp $$c/bench-*.json doc/results/figures/$$f-$$(basename $$c).json; done; \
+	done
 
 # One guest run each: bench-large (doc/LARGE-BENCH.md), bench-depth and
 # bench-incast (doc/DEPTH-BENCH.md).

@@ -100,4 +100,8 @@ for app in $(grep -v '^#' "$repo/apps/guest-suites"); do
 		status=1
 	fi
 done
+# Smoke run of the paper's figures (tools/figures, small scale): each store
+# against its baseline; PRISM must not lose on a headline metric by more
+# than the noise.
+suite figures env PRISM_OUT=/tmp "$repo/tools/figures/smoke.sh"
 finish

@@ -19,7 +19,8 @@
 #
 # Env: PRISM_KO, PRISM_OUT (default /tmp), RS_BENCH_MS (2000),
 #      RS_BENCH_CLIENTS (4), RS_BENCH_BSIZES ("4096 16384 65536"),
-#      RS_BENCH_SMOKE.
+#      RS_BENCH_SMOKE, RS_BENCH_POINTS (names of the points to run, e.g.
+#      "uniform-1024 zipf-0.99"; default all).
 # Binaries are built on the host first: make -C apps/rs.
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
@@ -123,6 +124,15 @@ points=(
 	"zipf-1.2 1024 1.2"
 )
 [ "$SMOKE" = 1 ] && points=("uniform-64 64 0")
+# RS_BENCH_POINTS: only the points of these names (tools/figures).
+if [ -n "${RS_BENCH_POINTS:-}" ]; then
+	keep=()
+	for p in "${points[@]}"; do
+		case " $RS_BENCH_POINTS " in *" ${p%% *} "*) keep+=("$p") ;; esac
+	done
+	points=("${keep[@]}")
+	[ ${#points[@]} -gt 0 ] || fail "RS_BENCH_POINTS names no point"
+fi
 json=$out/bench-rs.json
 dat=$work/plot.dat
 {

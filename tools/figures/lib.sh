@@ -38,45 +38,45 @@ fig_begin() {
 	echo "== $fig: $(date -u +%FT%TZ), kernel $(uname -r)"
 }
 
-# fig_kv WORKLOAD: PRISM-KV and Pilaf, YCSB WORKLOAD uniform, one kv.sh
-# per client count (one closed-loop client per namespace).
-fig_kv() {
-	local n secs=$(( (FIG_MS + 999) / 1000 ))
-	for n in $FIG_CLIENTS; do
-		KV_BENCH_CLIENTS=$n KV_BENCH_WORKLOADS=$1 KV_BENCH_DISTS=uniform \
-		KV_BENCH_VALUES=$FIG_VALUE KV_BENCH_SYSTEMS="prism pilaf" \
-		KV_BENCH_SECONDS=$secs KV_BENCH_RECORDS=$FIG_KEYS PRISM_OUT=$fdir/c$n \
-			"$repo/tools/bench/kv.sh" >"$fdir/c$n.log" 2>&1 ||
-			{ tail -n 20 "$fdir/c$n.log" >&2; fig_fail "kv.sh with $n clients failed"; }
-		grep '^bench-kv: {' "$fdir/c$n.log"
+# fig_runs COUNTS SCRIPT PATTERN VAR=VALUE...: tools/bench/SCRIPT once per
+# client count n of COUNTS, with the variables (%n in a value becomes n)
+# and PRISM_OUT=$fdir/cn; prints the lines of its output matching PATTERN.
+fig_runs() {
+	local counts=$1 script=$2 pattern=$3 n v e
+	shift 3
+	for n in $counts; do
+		e=()
+		for v in "$@"; do
+			e+=("${v//%n/$n}")
+		done
+		env "${e[@]}" PRISM_OUT="$fdir/c$n" "$repo/tools/bench/$script" >"$fdir/c$n.log" 2>&1 ||
+			{ tail -n 20 "$fdir/c$n.log" >&2; fig_fail "$script with $n clients failed"; }
+		grep -E "$pattern" "$fdir/c$n.log"
 	done
+}
+
+# fig_kv WORKLOAD: PRISM-KV and Pilaf, YCSB WORKLOAD uniform (one
+# closed-loop client per namespace).
+fig_kv() {
+	fig_runs "$FIG_CLIENTS" kv.sh '^bench-kv: \{' KV_BENCH_CLIENTS=%n \
+		KV_BENCH_WORKLOADS="$1" KV_BENCH_DISTS=uniform KV_BENCH_VALUES="$FIG_VALUE" \
+		KV_BENCH_SYSTEMS="prism pilaf" KV_BENCH_SECONDS=$(( (FIG_MS + 999) / 1000 )) \
+		KV_BENCH_RECORDS="$FIG_KEYS"
 }
 
 # fig_rs CLIENTS POINTS: PRISM-RS (ABD) and ABD-LOCK, 3 replicas, 50%
-# writes, blocks of FIG_VALUE bytes, at rs.sh's points POINTS; one rs.sh
-# per client count.
+# writes, blocks of FIG_VALUE bytes, at rs.sh's points POINTS.
 fig_rs() {
-	local n
-	for n in $1; do
-		RS_BENCH_CLIENTS=$n RS_BENCH_POINTS=$2 RS_BENCH_BSIZES=$FIG_VALUE \
-		RS_BENCH_MS=$FIG_MS PRISM_OUT=$fdir/c$n \
-			"$repo/tools/bench/rs.sh" >"$fdir/c$n.log" 2>&1 ||
-			{ tail -n 20 "$fdir/c$n.log" >&2; fig_fail "rs.sh with $n clients failed"; }
-		grep '^bench-rs: .*ops/s' "$fdir/c$n.log"
-	done
+	fig_runs "$1" rs.sh '^bench-rs: .*ops/s' RS_BENCH_CLIENTS=%n \
+		RS_BENCH_POINTS="$2" RS_BENCH_BSIZES="$FIG_VALUE" RS_BENCH_MS="$FIG_MS"
 }
 
 # fig_tx THREADS THETAS: PRISM-TX and FaRM-style, YCSB-T (4-key RMW) over
-# 2 shards, values of FIG_VALUE bytes; one tx.sh per thread count.
+# 2 shards, values of FIG_VALUE bytes.
 fig_tx() {
-	local n
-	for n in $1; do
-		PRISM_TX_THREADS=$n PRISM_TX_THETAS=$2 PRISM_TX_VALUES=$FIG_VALUE \
-		PRISM_TX_MS=$FIG_MS PRISM_TX_KEYS=$FIG_KEYS PRISM_OUT=$fdir/c$n \
-			"$repo/tools/bench/tx.sh" >"$fdir/c$n.log" 2>&1 ||
-			{ tail -n 20 "$fdir/c$n.log" >&2; fig_fail "tx.sh with $n threads failed"; }
-		grep -E '^[0-9]+ +[0-9.]+ +(prism|farm) ' "$fdir/c$n.log"
-	done
+	fig_runs "$1" tx.sh '^[0-9]+ +[0-9.]+ +(prism|farm) ' PRISM_TX_THREADS=%n \
+		PRISM_TX_THETAS="$2" PRISM_TX_VALUES="$FIG_VALUE" PRISM_TX_MS="$FIG_MS" \
+		PRISM_TX_KEYS="$FIG_KEYS"
 }
 
 # fig_end: the report of this figure.

@@ -85,7 +85,8 @@ def summary(fig, kind, shape, rows):
         p1 = next(r for r in P if r["clients"] == lo)
         b1 = next(r for r in B if r["clients"] == lo)
         if fig == "fig3":
-            out.append(metric("GET p50 latency, %d client (us)" % lo, p1["p50_us"], b1["p50_us"],
+            out.append(metric("GET p50 latency, %d client%s (us)" % (lo, "" if lo == 1 else "s"),
+                              p1["p50_us"], b1["p50_us"],
                               "6 vs 14 us = 0.43", 0.5, True, True))
         out.append(metric("mean latency, %d client%s (us)" % (lo, "" if lo == 1 else "s"),
                           p1["mean_us"], b1["mean_us"],
