@@ -82,7 +82,7 @@ define bench_guest
 		tools/vm/run.sh --kernel stock --timeout $${PRISM_TIMEOUT_BENCH:-$(2)} -- $(1)
 endef
 
-# The paper's figures (tools/figures/all.sh, about an hour in one guest);
+# The paper's figures (tools/figures/all.sh, about 10 minutes in one guest);
 # the data, plots and ratio table then go to doc/results/figures/.
 figures: deps
 	$(MAKE) user
