@@ -83,15 +83,19 @@ inroot() {
 }
 insh() { inroot /bin/sh -c "$1"; }
 
+# umount_root: $root and every mount under it, innermost first.
+umount_root() {
+	awk -v r="$root" '$2 == r || index($2, r "/") == 1 { print $2 }' /proc/mounts |
+		sort -r | while read -r m; do umount -l "$m" 2> /dev/null; done
+}
+
 server_pid=
 cleanup() {
 	[ -n "$server_pid" ] && kill "$server_pid" 2> /dev/null
 	ip netns del "$NS_S" 2> /dev/null
 	ip netns del "$NS_C" 2> /dev/null
 	grep -qs '^prism ' /proc/modules && rmmod prism 2> /dev/null
-	# Innermost mounts first.
-	awk -v r="$root" '$2 == r || index($2, r "/") == 1 { print $2 }' /proc/mounts |
-		sort -r | while read -r m; do umount -l "$m" 2> /dev/null; done
+	umount_root
 	[ "$mode" = install-only ] || umount -l "$layer" 2> /dev/null
 	rm -rf "$T"
 }
@@ -123,6 +127,7 @@ echo "# kernel: $kver"
 lower=/
 case $mode in
 install-only)
+	umount_root	# a run that died may have left its mounts
 	rm -rf "$layer" && mkdir -p "$layer/upper" "$layer/work" "$root" ||
 		bail "cannot make $layer"
 	;;
