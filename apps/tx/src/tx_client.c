@@ -86,7 +86,7 @@ static void crash_here(struct txc *c, const struct tx *t)
 	int first = -1, multi = 0;
 
 	for (unsigned int i = 0; i < t->n; i++) {
-		int s = (int)(t->it[i].key % c->nshards);	/* tx.h */
+		int s = tx_shard_of(c, t->it[i].key);
 
 		if (!t->it[i].written)
 			continue;

@@ -137,6 +137,9 @@ void tx_record_pending(const struct txc *c, const struct tx *t, FILE *f);
 /* Final state of every key ("F key ver val"); returns pending/locked keys or <0. */
 int tx_dump(struct txc *c, FILE *f, uint64_t *sum);
 
+/* The shard holding key. */
+int tx_shard_of(const struct txc *c, uint32_t key);
+
 uint64_t tx_now_us(void);
 
 #endif

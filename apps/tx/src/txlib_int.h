@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * Internal to the transaction client library (txlib.c, farm.c): limits of
- * one chain, and batches of chains sent to several shards at once.
+ * Internal to the transaction client library (txlib.c, txprism.c,
+ * farm.c): limits of one chain, and batches of chains sent to several
+ * shards at once.
  */
 #ifndef TXLIB_INT_H
 #define TXLIB_INT_H
@@ -52,11 +53,24 @@ int tx_op_ok(const struct prism_msg *m, unsigned int op);
 /* Op op's output if it is exactly want bytes long, else NULL. */
 const unsigned char *tx_op_out(const struct prism_msg *m, unsigned int op,
 			       uint32_t want);
-/* The shard holding key, and the key's slot address there. */
-int tx_shard_of(const struct txc *c, uint32_t key);
+/* The key's slot address on its shard (tx_shard_of()). */
 uint64_t tx_slot_addr(const struct txc *c, uint32_t key);
+
+/* Keys of per_item bytes in one chain: 1..limit, within the chain budget. */
+unsigned int tx_per_chain(const struct txc *c, unsigned int per_item,
+			  unsigned int limit);
+/* Queue a replaced version buffer (ptr, 0: none) for its shard's server. */
+void tx_recycle(struct txc *c, uint32_t key, uint64_t ptr);
 
 /* Commit t with the FaRM-style protocol (farm.c). */
 int tx_farm_commit(struct txc *c, struct tx *t);
+/* Commit t with PRISM-TX (txprism.c): TX_COMMITTED, TX_ABORTED or <0. */
+int tx_prism_commit(struct txc *c, struct tx *t);
+/*
+ * RECOVERY (tx.h, txprism.c): end the write pending under pw at key if its
+ * lease ran out.  Returns 1 when the key changed (read it again), 0 when
+ * it is left pending, <0 on an error.
+ */
+int tx_prism_recover_key(struct txc *c, uint32_t key, uint64_t pw);
 
 #endif /* TXLIB_INT_H */
