@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: GPL-2.0
-"""Report of one figure of tools/figures (report.py FIG DIR), or the table
-of every figure's headline ratios (report.py table OUT).
+"""Report of one figure of tools/figures (report.py FIG DIR), the table of
+every figure's headline ratios (report.py table OUT), or smoke.sh's check
+of a figure's headline metrics (report.py check DIR NOISE).
 
 A figure's DIR holds one benchmark run per client count (cN/, the JSON of
 tools/bench/kv.sh, rs.sh or tx.sh).  Written to DIR: FIG.csv (one row per
@@ -195,9 +196,34 @@ def table(out):
     print("\n".join(lines))
 
 
+def check(d, noise):
+    """Print DIR's headline metrics; exit 1 when PRISM loses one to its
+    baseline by more than noise (a fraction), or nothing was measured."""
+    fig = os.path.basename(os.path.normpath(d))
+    try:
+        s = json.load(open(os.path.join(d, fig + ".summary.json")))
+    except (OSError, ValueError) as e:
+        print("no summary: %s" % e)
+        sys.exit(1)
+    bad = False
+    for m in s["metrics"]:
+        if not m.get("headline"):
+            continue
+        r = m["ratio"]
+        ok = r is not None and (r <= 1 + noise if m["lower_is_better"] else r >= 1 - noise)
+        print("%s: PRISM %s, baseline %s, ratio %s%s" % (
+            m["metric"], m["prism"], m["baseline"], r,
+            "" if ok else " (PRISM loses by more than the noise)"))
+        bad |= not ok
+    sys.exit(1 if bad or not s["metrics"] else 0)
+
+
 if __name__ == "__main__":
+    if sys.argv[1:2] == ["check"] and len(sys.argv) == 4:
+        check(sys.argv[2], float(sys.argv[3]))
     if len(sys.argv) != 3 or (sys.argv[1] != "table" and sys.argv[1] not in FIGS):
-        sys.exit("usage: report.py fig3|fig4|fig6|fig7|fig9|fig10 DIR | report.py table OUT")
+        sys.exit("usage: report.py fig3|fig4|fig6|fig7|fig9|fig10 DIR | report.py table OUT"
+                 " | report.py check DIR NOISE")
     if sys.argv[1] == "table":
         table(sys.argv[2])
     else:

@@ -22,30 +22,6 @@ export PRISM_OUT=${PRISM_OUT:-/tmp}/figures-smoke
 figs="3 4 6 7 9 10"
 ms=$PRISM_FIG_MS
 
-# headline FIG: the headline metrics of FIG's summary, one line each;
-# status 1 if PRISM loses one by more than the noise (or nothing ran).
-headline() {
-	python3 - "$PRISM_OUT/fig$1/fig$1.summary.json" "${PRISM_FIG_NOISE:-0.25}" <<'EOF'
-import json, sys
-try:
-    s = json.load(open(sys.argv[1]))
-except (OSError, ValueError) as e:
-    print("no summary: %s" % e)
-    sys.exit(1)
-noise = float(sys.argv[2])
-bad = 0
-for m in s["metrics"]:
-    if not m.get("headline"):
-        continue
-    r = m["ratio"]
-    ok = r is not None and (r <= 1 + noise if m["lower_is_better"] else r >= 1 - noise)
-    print("%s: PRISM %s, baseline %s, ratio %s%s" % (m["metric"], m["prism"], m["baseline"],
-          r, "" if ok else " (PRISM loses by more than the noise)"))
-    bad |= not ok
-sys.exit(1 if bad or not s["metrics"] else 0)
-EOF
-}
-
 tap_header
 tap_plan 6
 mkdir -p "$PRISM_OUT"
@@ -53,11 +29,13 @@ for f in $figs; do
 	for try in 1 2; do
 		PRISM_FIG_MS=$((ms * try)) "$here/fig$f.sh" >"$PRISM_OUT/fig$f.log" 2>&1
 		sed 's/^/# /' "$PRISM_OUT/fig$f.log"
-		headline "$f" >"$PRISM_OUT/fig$f.head" 2>&1 && break
+		python3 "$here/report.py" check "$PRISM_OUT/fig$f" "${PRISM_FIG_NOISE:-0.25}" \
+			>"$PRISM_OUT/fig$f.head" 2>&1
+		r=$?
+		[ $r = 0 ] && break
 		[ $try = 1 ] && echo "# fig$f: missed, once more with $((2 * ms)) ms points: $(tr '\n' ';' <"$PRISM_OUT/fig$f.head")"
 	done
-	headline "$f" >/dev/null 2>&1
-	r=$? note=
+	note=
 	[ "$try" = 2 ] && note=" (second run)"
 	tap_result $r "fig$f$note: $(tr '\n' ';' <"$PRISM_OUT/fig$f.head")"
 done
