@@ -192,9 +192,15 @@ int prism_nl_fl_create_doit(struct sk_buff *skb, struct genl_info *info)
 				    "no region with this rkey on the endpoint");
 		goto out;
 	case -EINVAL:
-		NL_SET_ERR_MSG_ATTR(info->extack,
-				    info->attrs[PRISM_ATTR_FL_BUF_SIZE],
-				    "buffer size larger than the region");
+		/* Above 65536 the count is checked against the region. */
+		if (nla_get_u32(info->attrs[PRISM_ATTR_FL_CAPACITY]) > 65536)
+			NL_SET_ERR_MSG_ATTR(info->extack,
+					    info->attrs[PRISM_ATTR_FL_CAPACITY],
+					    "more buffers than the region holds");
+		else
+			NL_SET_ERR_MSG_ATTR(info->extack,
+					    info->attrs[PRISM_ATTR_FL_BUF_SIZE],
+					    "buffer size larger than the region");
 		goto out;
 	case -ENOSPC:
 		GENL_SET_ERR_MSG(info, "no free list id left on the endpoint");

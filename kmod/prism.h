@@ -272,6 +272,7 @@ int prism_region_register_pages(struct prism_mem *mem, struct page **pages,
 int prism_region_deregister(struct prism_mem *mem, u64 rkey);
 struct prism_region *prism_region_find(struct prism_mem *mem, u64 rkey);
 
+bool prism_freelist_capacity_ok(u64 region_len, u32 buf_size, u32 capacity);
 int prism_freelist_create(struct prism_mem *mem, u64 rkey, u32 buf_size,
 			  u32 capacity, u32 *id);
 int prism_freelist_post(struct prism_mem *mem, u32 id, const u64 *addrs,

@@ -13,8 +13,11 @@
 #include <net/genetlink.h>
 #include "prism_net.h"
 
-/* Largest free list region.c accepts (its PRISM_FL_MAX_CAPACITY). */
-#define PRISM_NL_FL_MAX_CAPACITY	65536U
+/*
+ * Largest free list region.c accepts (its PRISM_FL_MAX_CAPACITY; above
+ * 65536 only in a region large enough, which it checks).
+ */
+#define PRISM_NL_FL_MAX_CAPACITY	(16U << 20)
 
 extern struct genl_family prism_genl_family;
 

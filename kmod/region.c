@@ -48,10 +48,16 @@
 #include "prism.h"
 #include "keyed.h"
 
-/* Free lists per socket: each can hold up to 512 KiB of kernel memory. */
+/* Free lists per socket. */
 #define PRISM_MAX_FREELISTS	1024
-/* Most buffers in one free list; bounds the work done under mem->lock. */
-#define PRISM_FL_MAX_CAPACITY	65536U
+/*
+ * Buffers in one free list: any list may hold PRISM_FL_SMALL_CAPACITY; a
+ * larger one (up to PRISM_FL_MAX_CAPACITY) only as many as its region has
+ * room for at 16 bytes each, the size of a ring entry, so its ring is never
+ * larger than the region, whose pages RLIMIT_MEMLOCK already charges.
+ */
+#define PRISM_FL_SMALL_CAPACITY	65536U
+#define PRISM_FL_MAX_CAPACITY	(16U << 20)
 /* Pages pinned per pin_user_pages_fast() call. */
 #define PRISM_PIN_BATCH		512
 /* Largest region, in pages: the page array stays below INT_MAX bytes. */
@@ -394,17 +400,41 @@ void prism_mem_destroy(struct prism_mem *mem)
 EXPORT_SYMBOL_IF_KUNIT(prism_mem_destroy);
 
 /**
+ * prism_freelist_capacity_ok() - may a list of this many buffers serve a region
+ * @region_len: bytes of the region
+ * @buf_size: bytes of each buffer
+ * @capacity: buffers the list would hold
+ *
+ * Context: Any context.
+ * Return: true if @capacity is 1 to 65536, or up to 16,777,216 and no more
+ * than @region_len / max(@buf_size, 16).
+ */
+bool prism_freelist_capacity_ok(u64 region_len, u32 buf_size, u32 capacity)
+{
+	u32 per = max_t(u32, buf_size, sizeof(struct prism_fl_entry));
+
+	if (!capacity || capacity > PRISM_FL_MAX_CAPACITY)
+		return false;
+	return capacity <= PRISM_FL_SMALL_CAPACITY ||
+	       capacity <= div_u64(region_len, per);
+}
+EXPORT_SYMBOL_IF_KUNIT(prism_freelist_capacity_ok);
+
+/**
  * prism_freelist_create() - create a free list of buffers in a region
  * @mem: memory of the socket
  * @rkey: region the buffers lie in
  * @buf_size: bytes of each buffer, 1 to the region's length
- * @capacity: most buffers the list holds, 1 to 65536
+ * @capacity: most buffers the list holds: 1 to 65536, or more (up to 2^24)
+ *            when the region holds @capacity buffers of max(@buf_size, 16)
+ *            bytes (prism_freelist_capacity_ok())
  * @id: receives the new list's id
  *
  * Context: Process context, may sleep; takes @mem->lock (BH disabled).
  * Return: 0 on success; -EINVAL if @buf_size or @capacity is out of range;
  * -ENOENT if @mem has no region @rkey; -ENOSPC if all free list ids of @mem
- * are in use; -ENOMEM if out of memory.
+ * are in use; -ENOMEM if out of memory (the ring, 16 bytes per buffer, is
+ * charged to the caller's memory cgroup).
  */
 int prism_freelist_create(struct prism_mem *mem, u64 rkey, u32 buf_size,
 			  u32 capacity, u32 *id)
@@ -431,7 +461,8 @@ int prism_freelist_create(struct prism_mem *mem, u64 rkey, u32 buf_size,
 	r = prism_region_lookup(mem, rkey);
 	if (!r)
 		ret = -ENOENT;
-	else if (buf_size > r->len)
+	else if (buf_size > r->len ||
+		 !prism_freelist_capacity_ok(r->len, buf_size, capacity))
 		ret = -EINVAL;
 	else
 		ret = xa_alloc(&mem->freelists, &fl->id, fl,

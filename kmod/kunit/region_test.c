@@ -352,12 +352,54 @@ static void freelist_post_validates_and_limits(struct kunit *test)
 						    &id2), -EINVAL);
 	KUNIT_EXPECT_EQ(test, prism_freelist_create(&f->mem, r->rkey, 64,
 						    U32_MAX, &id2), -EINVAL);
+	KUNIT_EXPECT_EQ(test, prism_freelist_create(&f->mem, r->rkey, 64,
+						    65537, &id2), -EINVAL);
 	KUNIT_EXPECT_EQ(test, prism_freelist_create(&f->mem, r->rkey,
 						    r->len + 1, 4, &id2),
 			-EINVAL);
 	KUNIT_EXPECT_EQ(test, prism_freelist_create(&f->mem, r->rkey, 64, 4,
 						    &id2), 0);
 	KUNIT_EXPECT_NE(test, id2, id);
+}
+
+/* Free list capacities: 65536 anywhere, more only in a region that large. */
+struct t_fl_cap {
+	const char	*name;
+	u64		region_len;
+	u32		buf_size;
+	u32		capacity;
+	bool		ok;
+};
+
+static const struct t_fl_cap t_fl_cap_cases[] = {
+	{ "0", 1ULL << 30, 512, 0, false },
+	{ "1 in a tiny region", 64, 64, 1, true },
+	{ "65536 in a tiny region", 4096, 64, 65536, true },
+	{ "65537 in a tiny region", 4096, 64, 65537, false },
+	{ "8M of 640 B in 5 GiB", 5ULL << 30, 640, 8U << 20, true },
+	{ "as many as fit", 640ULL * 100000, 640, 100000, true },
+	{ "one more than fit", 640ULL * 100000, 640, 100001, false },
+	{ "small buffers count 16 B", 16ULL * 100000, 1, 100000, true },
+	{ "small buffers, one more", 16ULL * 100000, 1, 100001, false },
+	{ "2^24", 1ULL << 40, 64, 1U << 24, true },
+	{ "2^24 + 1", 1ULL << 40, 64, (1U << 24) + 1, false },
+	{ "U32_MAX", 1ULL << 40, 64, U32_MAX, false },
+};
+
+static void t_fl_cap_desc(const struct t_fl_cap *c, char *desc)
+{
+	strscpy(desc, c->name, KUNIT_PARAM_DESC_SIZE);
+}
+
+KUNIT_ARRAY_PARAM(t_fl_cap, t_fl_cap_cases, t_fl_cap_desc);
+
+static void freelist_capacity_bounded_by_region(struct kunit *test)
+{
+	const struct t_fl_cap *c = test->param_value;
+
+	KUNIT_EXPECT_EQ(test, prism_freelist_capacity_ok(c->region_len,
+							 c->buf_size,
+							 c->capacity), c->ok);
 }
 
 static void freelist_destroy_and_region_busy(struct kunit *test)
@@ -393,6 +435,8 @@ static struct kunit_case prism_region_cases[] = {
 	KUNIT_CASE(alloc_needs_write_right),
 	KUNIT_CASE(alloc_redirect_to_scratch_feeds_indirect_ops),
 	KUNIT_CASE(freelist_post_validates_and_limits),
+	KUNIT_CASE_PARAM(freelist_capacity_bounded_by_region,
+			 t_fl_cap_gen_params),
 	KUNIT_CASE(freelist_destroy_and_region_busy),
 	{}
 };

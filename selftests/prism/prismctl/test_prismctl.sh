@@ -509,8 +509,11 @@ freelist_tests() {
 		"$NS_A" freelist create ep "$EP" rkey "$A_rkey" size $((A_len + 1)) count 1
 	run_fail "create: count 0: kernel policy names the attribute" 1 "\(count\)" \
 		"$NS_A" freelist create ep "$EP" rkey "$A_rkey" size 64 count 0
-	run_fail "create: count above 65536: kernel policy" 1 "\(count\)" \
+	run_fail "create: count above 65536 in a small region: EINVAL, names count" 1 \
+		"more buffers than the region holds \(count\): Invalid argument" \
 		"$NS_A" freelist create ep "$EP" rkey "$A_rkey" size 64 count 65537
+	run_fail "create: count above 2^24: kernel policy" 1 "\(count\)" \
+		"$NS_A" freelist create ep "$EP" rkey "$A_rkey" size 1 count 16777217
 	run_fail "create: size 0: kernel policy" 1 "\(size\)" \
 		"$NS_A" freelist create ep "$EP" rkey "$A_rkey" size 0 count 1
 	run_fail "create: unknown endpoint: ENOENT" 1 "no endpoint with this id" \
