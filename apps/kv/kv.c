@@ -15,7 +15,7 @@
  * bench options:
  *   --workload A|B|C   read share 50 / 95 / 100 %          (default A)
  *   --dist uniform|zipf  key popularity, Zipf theta 0.99    (default zipf)
- *   --records N        keys user0000000000.. (default 1000)
+ *   --records N        keys 00000000.. (8 bytes, as the paper's; default 1000)
  *   --value N          value bytes (default 512)
  *   --seconds S        run time (default 3)
  *   --seed N           random seed (default: pid)
@@ -156,15 +156,6 @@ static int store_put(struct store *s, const char *key, const void *val,
 	return kv_put(s->kv, key, strlen(key), val, vlen);
 }
 
-/* A value that names its key and writer, so a wrong one is recognisable. */
-static void make_value(unsigned char *val, size_t len, uint64_t key, uint64_t seq)
-{
-	size_t i;
-
-	for (i = 0; i < len; i++)
-		val[i] = (unsigned char)('a' + (key + seq + i) % 26);
-}
-
 static int cmd_bench(int argc, char **argv)
 {
 	static const double read_shares[] = { 0.5, 0.95, 1.0 };
@@ -184,7 +175,7 @@ static int cmd_bench(int argc, char **argv)
 	const struct pu_opt opts[] = {
 		PU_OPT_CHOICE("workload", workload, "A|B|C", "read share 50 / 95 / 100 % (default A)"),
 		PU_OPT_CHOICE("dist", zipf, "uniform|zipf", "key popularity, Zipf theta 0.99 (default zipf)"),
-		PU_OPT("records", records, "N", "keys user0000000000.. (default 1000)"),
+		PU_OPT("records", records, "N", "keys 00000000.. (default 1000)"),
 		PU_OPT("value", vsize, "N", "value bytes (default 512)"),
 		PU_OPT("seconds", seconds, "S", "run time (default 3)"),
 		PU_OPT("seed", seed, "N", "random seed (default: pid)"),
@@ -197,7 +188,8 @@ static int cmd_bench(int argc, char **argv)
 	if (pu_parse_opts(argc, argv, opts, synopsis) < 0)
 		return 2;
 	read_share = read_shares[workload];
-	if (!records || vsize > sizeof(val) || seconds <= 0)
+	if (!records || records > KV_MAX_RECORDS || vsize > sizeof(val) ||
+	    seconds <= 0)
 		return pu_opts_usage(opts, synopsis);
 	if (mc_addr) {
 		st.is_mc = 1;
@@ -211,7 +203,7 @@ static int cmd_bench(int argc, char **argv)
 	if (load) {
 		for (i = 0; i < records; i++) {
 			kv_key_name(i, key, sizeof(key));
-			make_value(val, vsize, i, 0);
+			kv_value_fill(val, vsize, i, 0);
 			err = store_put(&st, key, val, vsize);
 			if (err)
 				return report("load", err);
@@ -234,10 +226,11 @@ static int cmd_bench(int argc, char **argv)
 		kv_key_name(k, key, sizeof(key));
 		if (kv_rng_unit(&rng) < read_share) {
 			err = store_get(&st, key, got, sizeof(got), &vlen);
-			if (!err && vlen != vsize)
+			/* whole values of the right size, never torn */
+			if (!err && (vlen != vsize || !kv_value_ok(got, vlen)))
 				err = -EBADMSG;
 		} else {
-			make_value(val, vsize, k, ++seq);
+			kv_value_fill(val, vsize, k, ++seq);
 			err = store_put(&st, key, val, vsize);
 		}
 		t1 = pu_now_ns();

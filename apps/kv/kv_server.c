@@ -4,12 +4,19 @@
  *
  *   kv-server --if IFNAME --info FILE [--mode prism|pilaf] [--ep N]
  *             [--slots N] [--bufs N] [--quarantine N] [--recycle-interval-ms N]
- *             [--keyed]
+ *             [--preload N [--value V]] [--keyed]
  *
  * Builds one region (EMPTY entry, slot table, buffers of each size class:
  * --bufs of each class up to 1 KiB, --bufs KiB of each larger one, at least
  * 16 buffers; layout in kv_format.h), registers it and writes the address line to
  * FILE (atomically, so a reader never sees half of it).
+ *
+ * --preload N stores records 0..N-1 of "kv bench" (8-byte keys, V-byte
+ * values, default 512, the bytes "kv bench --load" would PUT) with plain
+ * stores before the region is registered, in N more buffers of their
+ * class: the paper's 8 M objects load in seconds, not hours of PUTs.  It
+ * prints the memory per object: the slot table over N, the buffer, and
+ * the 16 bytes the buffer takes in the kernel's free list ring.
  *
  * prism: posts every buffer to one free list per size class, then sleeps
  *        in recvmsg().  The module serves GET and PUT without waking it;
@@ -46,6 +53,7 @@
 
 #include "liburing-prism.h"
 #include "kv_format.h"
+#include "kv_workload.h"
 #include "pu_keys.h"
 
 struct size_class {
@@ -53,6 +61,7 @@ struct size_class {
 	uint32_t	size;
 	uint32_t	count;
 	uint32_t	fl_id;		/* prism */
+	uint32_t	used;		/* buffers 0..used-1 hold preloaded entries */
 	/* pilaf: free stack and a FIFO quarantine of replaced buffers */
 	uint64_t	*free;
 	uint32_t	nfree;
@@ -106,7 +115,7 @@ static int buffer_class(const struct server *s, uint64_t addr)
 	return -1;
 }
 
-static int layout(struct server *s, uint32_t nbufs)
+static int layout(struct server *s, uint32_t nbufs, int pcls, uint32_t pn)
 {
 	uint64_t off, base;
 	int i, elen;
@@ -115,7 +124,7 @@ static int layout(struct server *s, uint32_t nbufs)
 	for (i = 0; i < KV_NCLASSES; i++) {
 		off = (off + 63) & ~63ull;
 		s->cls[i].size = kv_class_size[i];
-		s->cls[i].count = kv_class_count(i, nbufs);
+		s->cls[i].count = kv_class_count(i, nbufs) + (i == pcls ? pn : 0);
 		s->cls[i].start = off;	/* offset for now */
 		off += (uint64_t)kv_class_size[i] * s->cls[i].count;
 	}
@@ -141,6 +150,49 @@ static int layout(struct server *s, uint32_t nbufs)
 
 		kv_slot_encode(s->table + off * KV_SLOT_SIZE, &slot);
 	}
+	return 0;
+}
+
+/*
+ * Records 0..n-1 of kv bench, each in buffer i of its class and in the
+ * first EMPTY slot of its probe sequence, at version 1 (what a first PUT
+ * makes).  Before registration: no reader yet.
+ */
+static int preload(struct server *s, uint32_t n, uint32_t vsize)
+{
+	static unsigned char val[KV_MAX_VALUE];
+	int cls = kv_class_for(kv_entry_len(KV_KEY_LEN, vsize));
+	struct size_class *c = &s->cls[cls];
+	struct kv_slot slot;
+	uint64_t idx, probes;
+	char key[16];
+	uint32_t i;
+	int elen;
+
+	for (i = 0; i < n; i++) {
+		uint64_t addr = c->start + (uint64_t)i * c->size;
+
+		kv_key_name(i, key, sizeof(key));
+		kv_value_fill(val, vsize, i, 0);
+		elen = kv_entry_encode((void *)(uintptr_t)addr, c->size,
+				       KV_E_LIVE, key, KV_KEY_LEN, val, vsize, 1);
+		if (elen < 0)
+			return elen;
+		idx = kv_key_slot(key, KV_KEY_LEN, s->nslots);
+		for (probes = 0;; probes++, idx = (idx + 1) & (s->nslots - 1)) {
+			if (probes == s->nslots)
+				return -ENOSPC;
+			kv_slot_decode(s->table + idx * KV_SLOT_SIZE, &slot);
+			if (slot.ptr == s->empty)
+				break;
+		}
+		slot = (struct kv_slot){
+			.ptr = addr, .bound = (uint64_t)elen, .version = 1,
+			.check = kv_slot_check(addr, (uint64_t)elen, 1),
+		};
+		kv_slot_encode(s->table + idx * KV_SLOT_SIZE, &slot);
+	}
+	c->used = n;
 	return 0;
 }
 
@@ -172,17 +224,25 @@ static int prism_setup(struct server *s)
 				 s->keyed ? PRISM_MR_KEYED : 0, &s->rkey);
 	if (err)
 		return err;
-	addrs = calloc(s->cls[0].count, sizeof(*addrs));	/* the most */
+	for (i = 0, j = 0; i < KV_NCLASSES; i++)
+		if (s->cls[i].count - s->cls[i].used > j)
+			j = s->cls[i].count - s->cls[i].used;
+	addrs = calloc(j, sizeof(*addrs));	/* the most */
 	if (!addrs)
 		return -ENOMEM;
 	for (i = 0; i < KV_NCLASSES && !err; i++) {
 		struct size_class *c = &s->cls[i];
+		uint32_t nfree = c->count - c->used;
 
+		/*
+		 * Room for every buffer of the class: a preloaded key rewritten
+		 * in another class frees a buffer the spares did not count.
+		 */
 		err = prism_fl_create(s->fd, s->rkey, c->size, c->count, &c->fl_id);
-		for (j = 0; j < c->count && !err; j++)
-			addrs[j] = c->start + (uint64_t)j * c->size;
+		for (j = 0; j < nfree && !err; j++)
+			addrs[j] = c->start + (uint64_t)(c->used + j) * c->size;
 		if (!err)
-			err = post_buffers(s, i, addrs, c->count);
+			err = post_buffers(s, i, addrs, nfree);
 	}
 	free(addrs);
 	return err;
@@ -243,10 +303,10 @@ static int pilaf_setup(struct server *s)
 		c->quar = calloc(c->count, sizeof(*c->quar));
 		if (!c->free || !c->quar)
 			return -ENOMEM;
-		/* hand out low addresses first */
-		for (j = 0; j < c->count; j++)
+		/* hand out low addresses first; preloaded ones are in use */
+		for (j = 0; j < c->count - c->used; j++)
 			c->free[j] = c->start + (uint64_t)(c->count - 1 - j) * c->size;
-		c->nfree = c->count;
+		c->nfree = c->count - c->used;
 	}
 	return 0;
 }
@@ -419,21 +479,23 @@ int main(int argc, char **argv)
 	_Alignas(8) static unsigned char msg[KV_SERVER_MSG];
 	const struct prism_msg *m = (const void *)msg;
 	const char *ifname = NULL, *info = NULL;
-	struct server s = { .proto = KV_PROTO_PRISM, .nslots = 65536,
+	struct server s = { .proto = KV_PROTO_PRISM,
 			    .quarantine = 256, .recycle_interval_ms = 500 };
 	struct sigaction sa = { .sa_handler = on_signal };
-	uint32_t nbufs = 4096, ep = 0;
-	int pilaf = 0, err;
+	uint32_t nbufs = 4096, ep = 0, npre = 0, vsize = 512;
+	int pilaf = 0, pcls = -1, err;
 	const struct pu_opt opts[] = {
 		PU_OPT("if", ifname, "IFNAME", "interface (required)"),
 		PU_OPT("info", info, "FILE", "address file to write (required)"),
 		PU_OPT_CHOICE("mode", pilaf, "prism|pilaf", "server kind (default prism)"),
 		PU_OPT("ep", ep, "N", "endpoint id (default: any)"),
-		PU_OPT("slots", s.nslots, "N", "hash slots, a power of two (default 65536)"),
+		PU_OPT("slots", s.nslots, "N", "hash slots, a power of two (default 65536, or 2 per preloaded record)"),
 		PU_OPT("bufs", nbufs, "N", "buffers per class up to 1 KiB, N KiB per larger class (default 4096)"),
 		PU_OPT("quarantine", s.quarantine, "N", "pilaf: freed buffers held back (default 256)"),
 		PU_OPT("recycle-interval-ms", s.recycle_interval_ms, "N",
 		       "prism: buffer recycling period (default 500)"),
+		PU_OPT("preload", npre, "N", "store kv bench's records 0..N-1 first"),
+		PU_OPT("value", vsize, "V", "value bytes of preloaded records (default 512)"),
 		PU_OPT_FLAG("keyed", s.keyed,
 			    "prism: a keyed region; clients get keys from FILE.keys"),
 		PU_OPT_END,
@@ -444,9 +506,17 @@ int main(int argc, char **argv)
 		return 2;
 	if (pilaf)
 		s.proto = KV_PROTO_PILAF;
-	if (!ifname || !info || !s.nslots || (s.nslots & (s.nslots - 1)) ||
-	    nbufs < 1)
+	if (!s.nslots) {
+		/* half full at most: short probe sequences */
+		s.nslots = 65536;
+		while (s.nslots < 2ull * npre)
+			s.nslots *= 2;
+	}
+	if (!ifname || !info || (s.nslots & (s.nslots - 1)) || nbufs < 1 ||
+	    vsize > KV_MAX_VALUE || npre >= s.nslots)
 		return pu_opts_usage(opts, synopsis);
+	if (npre)
+		pcls = kv_class_for(kv_entry_len(KV_KEY_LEN, vsize));
 	if (s.quarantine >= nbufs)
 		s.quarantine = nbufs / 2;
 	if (s.keyed && pilaf) {
@@ -463,9 +533,26 @@ int main(int argc, char **argv)
 	err = prism_set_opt(s.fd, PRISM_OPEN_SEND, 1);
 	if (err)
 		return die("PRISM_OPEN_SEND", err);
-	err = layout(&s, nbufs);
+	err = layout(&s, nbufs, pcls, npre);
 	if (err)
 		return die("memory", err);
+	if (npre) {
+		uint64_t t0 = pu_now_ns();
+
+		err = preload(&s, npre, vsize);
+		if (err)
+			return die("preload", err);
+		/*
+		 * Per object: its share of the slot table, its buffer, and its
+		 * free list ring entry in the kernel (16 B per buffer).
+		 */
+		double index = (double)s.nslots * KV_SLOT_SIZE / npre;
+
+		fprintf(stderr, "kv-server: preloaded records=%u value_B=%u seconds=%.1f index_B=%.1f data_B=%u freelist_B=16 per_object_B=%.1f region_MiB=%.1f\n",
+			npre, vsize, (double)(pu_now_ns() - t0) / 1e9, index,
+			s.cls[pcls].size, index + s.cls[pcls].size + 16,
+			(double)s.len / (1 << 20));
+	}
 	err = s.proto == KV_PROTO_PRISM ? prism_setup(&s) : pilaf_setup(&s);
 	if (err)
 		return die("register", err);

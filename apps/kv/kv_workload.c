@@ -53,5 +53,27 @@ uint64_t kv_keygen_next(const struct kv_keygen *g, struct kv_rng *r)
 
 int kv_key_name(uint64_t i, char *buf, size_t cap)
 {
-	return snprintf(buf, cap, "user%010" PRIu64, i);
+	if (i >= KV_MAX_RECORDS)
+		return -EINVAL;
+	return snprintf(buf, cap, "%08" PRIx64, i);
+}
+
+void kv_value_fill(unsigned char *val, size_t len, uint64_t key, uint64_t seq)
+{
+	size_t i;
+
+	for (i = 0; i < len; i++)
+		val[i] = (unsigned char)('a' + (key + seq + i) % 26);
+}
+
+int kv_value_ok(const unsigned char *val, size_t len)
+{
+	size_t i;
+
+	if (len && (val[0] < 'a' || val[0] > 'z'))
+		return 0;
+	for (i = 1; i < len; i++)
+		if (val[i] != 'a' + (val[0] - 'a' + i) % 26)
+			return 0;
+	return 1;
 }

@@ -33,7 +33,20 @@ struct kv_keygen {
 int kv_keygen_init(struct kv_keygen *g, uint64_t n, int zipf, double theta);
 uint64_t kv_keygen_next(const struct kv_keygen *g, struct kv_rng *r);
 void kv_keygen_free(struct kv_keygen *g);
-/* YCSB-style key name of record i ("user" + 10 digits). */
+/*
+ * Key of record i: 8 bytes, as the paper's (i in 8 hex digits, so also a
+ * memcached key).  Returns its length, or -EINVAL if i >= 2^32.
+ */
+#define KV_KEY_LEN	8
+#define KV_MAX_RECORDS	(1ull << 32)
 int kv_key_name(uint64_t i, char *buf, size_t cap);
+/*
+ * The benchmark's value of record key written by its seq-th PUT (0: the
+ * load), so a wrong one is recognisable; kv-server --preload writes the
+ * same bytes as kv bench --load.
+ */
+void kv_value_fill(unsigned char *val, size_t len, uint64_t key, uint64_t seq);
+/* 1 if val is one kv_value_fill() wrote (of some key and seq), else 0. */
+int kv_value_ok(const unsigned char *val, size_t len);
 
 #endif /* KV_WORKLOAD_H */

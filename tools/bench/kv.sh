@@ -21,8 +21,12 @@
 # KV_BENCH_VALUES (value sizes, default "64 512 4096 65536"; over about 1 KiB
 # they need the module's large operations), KV_BENCH_WORKLOADS (default
 # "A B C"), KV_BENCH_DISTS (default "uniform zipf"), KV_BENCH_SYSTEMS
-# (default "prism pilaf memcached").  The apps/kv guest suite runs a smoke
-# of one point per value size.
+# (default "prism pilaf memcached"), KV_BENCH_PRELOAD=1 (the PRISM and Pilaf
+# servers store the records themselves, kv-server --preload, restarted for
+# each value size: the paper's 8 M records load in seconds; memcached is
+# still loaded by PUTs; each point then records the server's bytes per
+# object), KV_BENCH_MEM (memcached -m, MiB, default 256).  The apps/kv guest
+# suite runs a smoke of one point per value size.
 set -u
 
 here=$(cd "$(dirname "$0")" && pwd)
@@ -36,6 +40,8 @@ VALUES=${KV_BENCH_VALUES:-64 512 4096 65536}
 WORKLOADS=${KV_BENCH_WORKLOADS:-A B C}
 DISTS=${KV_BENCH_DISTS:-uniform zipf}
 SYSTEMS=${KV_BENCH_SYSTEMS:-prism pilaf memcached}
+PRELOAD=${KV_BENCH_PRELOAD:-0}
+MC_MEM=${KV_BENCH_MEM:-256}
 out=${PRISM_OUT:-$repo/build/vm-out}
 P=kvb
 NHOSTS=$((NCLIENTS + 1))
@@ -83,22 +89,34 @@ kvh() {
 	fi
 }
 
+# start SYSTEM VALUE: the server; with PRELOAD, holding the records at VALUE
+# bytes (and as many slots as that takes), and $per_object its bytes per
+# record, else "null".
 start() {
-	local sys=$1 i
+	local sys=$1 value=$2 i pre=(--slots 65536)
+	rm -f "$work/$sys.info"
+	per_object=null
+	[ "$PRELOAD" = 1 ] && pre=(--preload "$RECORDS" --value "$value")
 	case $sys in
 	prism|pilaf)
 		# ip netns exec execs: $! is the server, for /proc/PID/stat
 		ip netns exec ${P}1 "$B/kv-server" --if eth0 --ep 200 --mode "$sys" \
-			--info "$work/$sys.info" --slots 65536 --bufs 4096 \
+			--info "$work/$sys.info" "${pre[@]}" --bufs 4096 \
 			>"$work/$sys.log" 2>&1 &
 		server=$!
-		wait_file -i 0.05 "$work/$sys.info" 30000 "$server" ||
+		# a preload of 8 M records takes minutes in TCG
+		wait_file -i 0.2 "$work/$sys.info" 1800000 "$server" ||
 			{ cat "$work/$sys.log"; fail "$sys server did not start"; }
+		if [ "$PRELOAD" = 1 ]; then
+			per_object=$(sed -n 's/.* per_object_B=\([0-9.]*\) .*/\1/p' "$work/$sys.log")
+			[ -n "$per_object" ] || fail "$sys: no preload report"
+			grep preloaded "$work/$sys.log"
+		fi
 		;;
 	memcached)
 		# one worker thread, like the single-threaded kv-server
 		ip netns exec ${P}1 memcached -u root -l 10.89.0.1 -p $MC_PORT -U 0 \
-			-t 1 -m 256 >"$work/mc.log" 2>&1 &
+			-t 1 -m "$MC_MEM" >"$work/mc.log" 2>&1 &
 		server=$!
 		wait_until -i 0.05 -p "$server" 30000 \
 			kvh 2 memcached bench --load --records 1 >/dev/null 2>&1 ||
@@ -110,11 +128,16 @@ start() {
 results=$work/results.jsonl
 : >"$results"
 for sys in $SYSTEMS; do
-	start "$sys"
 	for value in $VALUES; do
-		# every record rewritten at this value size
-		kvh 2 "$sys" bench --load --records "$RECORDS" --value "$value" >/dev/null ||
-			fail "$sys: load of $value-byte values failed"
+		if [ "$PRELOAD" = 1 ] && [ "$sys" != memcached ]; then
+			stop_server
+			start "$sys" "$value"
+		else
+			[ -n "$server" ] || start "$sys" "$value"
+			# every record rewritten at this value size
+			kvh 2 "$sys" bench --load --records "$RECORDS" --value "$value" >/dev/null ||
+				fail "$sys: load of $value-byte values failed"
+		fi
 		for wl in $WORKLOADS; do
 			for dist in $DISTS; do
 				t0=$(cpu_ticks "$server")
@@ -130,7 +153,7 @@ for sys in $SYSTEMS; do
 				t1=$(cpu_ticks "$server")
 				res=$("$B/kv" merge "$work"/r-*) || fail "$sys $value $wl $dist: no results"
 				cpu=$(awk -v t=$((t1 - t0)) -v hz="$hz" 'BEGIN { printf "%.3f", t / hz }')
-				line="{\"system\": \"$sys\", \"value\": $value, \"workload\": \"$wl\", \"dist\": \"$dist\", \"server_cpu_s\": $cpu, ${res#\{}"
+				line="{\"system\": \"$sys\", \"value\": $value, \"workload\": \"$wl\", \"dist\": \"$dist\", \"records\": $RECORDS, \"bytes_per_object\": $per_object, \"server_cpu_s\": $cpu, ${res#\{}"
 				echo "$line" >>"$results"
 				echo "bench-kv: $line"
 				rm -f "$work"/r-*

@@ -231,9 +231,31 @@ static void test_zipf(void)
 	free(count);
 }
 
+/* Bench records: 8-byte keys, values a reader can recognise. */
+static void test_records(void)
+{
+	unsigned char v[600];
+	char key[16];
+
+	ok(kv_key_name(0, key, sizeof(key)) == KV_KEY_LEN &&
+	   !strcmp(key, "00000000"), "record 0 is key 00000000 (%s)", key);
+	ok(kv_key_name(8388607, key, sizeof(key)) == KV_KEY_LEN &&
+	   !strcmp(key, "007fffff"), "record 8M-1 is key 007fffff (%s)", key);
+	ok(kv_key_name(KV_MAX_RECORDS - 1, key, sizeof(key)) == KV_KEY_LEN &&
+	   kv_key_name(KV_MAX_RECORDS, key, sizeof(key)) == -EINVAL,
+	   "keys stay 8 bytes: record 2^32 is refused");
+	kv_value_fill(v, sizeof(v), 12345, 7);
+	ok(kv_value_ok(v, sizeof(v)), "a filled value is recognised");
+	v[511] ^= 1;
+	ok(!kv_value_ok(v, sizeof(v)), "one changed byte is not");
+	kv_value_fill(v, 300, 1, 0);
+	kv_value_fill(v + 300, 300, 2, 0);
+	ok(!kv_value_ok(v, sizeof(v)), "nor two values spliced (a torn read)");
+}
+
 int main(void)
 {
-	planned = 40;
+	planned = 46;
 	printf("TAP version 13\n1..%d\n", planned);
 	test_hash();
 	test_slot();
@@ -242,6 +264,7 @@ int main(void)
 	test_info();
 	test_rpc();
 	test_zipf();
+	test_records();
 	if (tap_run != planned)
 		printf("# planned %d tests, ran %d\n", planned, tap_run);
 	return tap_failed || tap_run != planned;
