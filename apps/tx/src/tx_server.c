@@ -7,8 +7,9 @@
  * Registers one region: PRISM-TX slots, FaRM slots, and a pool of version
  * buffers of tx_buf_size(N) bytes (one per key holds the initial version,
  * the rest, 32768 or 16 MiB of them if fewer, are posted to an ALLOCATE
- * free list), and the decision records of PRISM-TX's recovery (TX_MAX_CID
- * of TX_DEC_SIZE bytes; tx.h).  Values are N bytes (8..4096, default 8;
+ * free list, which has room for every buffer of the pool), and the
+ * decision records of PRISM-TX's recovery (TX_MAX_CID of TX_DEC_SIZE
+ * bytes; tx.h).  It prints the memory per key of each protocol on stderr.  Values are N bytes (8..4096, default 8;
  * see tx.h).  Writes one line to INFO_FILE (via a
  * rename, so readers never see half of it) and then only receives SEND
  * messages: recycled PRISM-TX buffers (posted back to the free list) and
@@ -37,7 +38,8 @@
 
 #define POOL_EXTRA	32768u
 #define POOL_BYTES	(16u << 20)	/* or fewer buffers, of this much */
-#define POOL_MAX	65536u
+/* The module's largest free list: every buffer of the pool fits in it. */
+#define POOL_MAX	(1u << 24)
 
 struct server {
 	int fd;
@@ -221,8 +223,9 @@ int main(int argc, char **argv)
 	s.nslots = (nkeys + nshards - 1) / nshards;
 	extra = POOL_BYTES / s.bsize < POOL_EXTRA ? POOL_BYTES / s.bsize : POOL_EXTRA;
 	s.nbufs = s.nslots + extra;
-	if (s.nbufs > POOL_MAX) {
-		fprintf(stderr, "too many keys per shard\n");
+	if (s.nslots > POOL_MAX - extra) {
+		fprintf(stderr, "too many keys per shard (at most %u)\n",
+			POOL_MAX - extra);
 		return 2;
 	}
 	s.fd = prism_open_spec(argv[1], 0);
@@ -294,6 +297,15 @@ int main(int argc, char **argv)
 		(uint64_t)(uintptr_t)s.dec,
 		addr[0] ? " addr=" : "", addr, ks.fd >= 0 ? " keys=" : "",
 		ks.fd >= 0 ? ks.path : "");
+	/*
+	 * Bytes per key: PRISM-TX's slot, its version buffer and the buffer's
+	 * entry in the kernel's free list ring (16 B), and the spare buffers'
+	 * share; FaRM's inline slot.
+	 */
+	fprintf(stderr, "tx_server: keys=%u value_B=%u prism_per_key_B=%.1f farm_per_key_B=%u region_MiB=%.1f\n",
+		s.nslots, s.vsize,
+		TX_SLOT_SIZE + s.bsize + 16 + (double)extra * (s.bsize + 16) / s.nslots,
+		s.fsize, (double)s.len / (1 << 20));
 	err = pu_write_atomic(argv[6], line);
 	if (err) {
 		fprintf(stderr, "%s: %s\n", argv[6], strerror(-err));
