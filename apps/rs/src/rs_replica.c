@@ -8,7 +8,15 @@
  * the kernel without waking us.
  *
  *   rs_replica IFNAME EP INFOFILE [--blocks N] [--bsize B] [--bufs M]
- *		[--rejoin F1,F2,..] [--keyed]
+ *		[--store both|abd|lock] [--rejoin F1,F2,..] [--keyed]
+ *
+ * --store: the state of both protocols (default), or only PRISM-RS's
+ * (meta and buffers: 16 + 8 + bsize bytes per block) or only ABD-LOCK's
+ * (lock slots: 16 + bsize bytes per block), so that the paper's 8 M
+ * blocks fit the memory of one host per protocol.  The info line then
+ * names no lock slots (locks=0) or the buffers hold no block (meta
+ * pointers 0): the other protocol's operations fail, they do not corrupt.
+ * The replica prints its bytes per block.
  *
  * --keyed: the region is keyed (prism(7), "Keyed regions"): a random
  * region key; clients' chains are sealed with keys derived for them, which
@@ -111,13 +119,15 @@ static long transfer(const char *peers, const char *ifname, unsigned char *mem,
 int main(int argc, char **argv)
 {
 	__u32 blocks = 1024, bsize = RS_DEFAULT_BSIZE, nbufs = 0, i, bufsz, spares;
+	__u32 held;	/* blocks whose value is in a buffer: PRISM-RS state */
 	const char *rejoin = NULL;
-	int keyed = 0;
+	int keyed = 0, store = 0;	/* both, abd, lock */
 	struct pu_keysrv ks = { .fd = -1 };
 	const struct pu_opt opts[] = {
 		PU_OPT("blocks", blocks, "N", "blocks (default 1024)"),
 		PU_OPT("bsize", bsize, "B", "value bytes per block, a multiple of 8 up to 65536 (default 512)"),
 		PU_OPT("bufs", nbufs, "M", "buffers, more than --blocks (default blocks + 8192, fewer for blocks over 4 KiB: 64 MiB of spares, at least 1024)"),
+		PU_OPT_CHOICE("store", store, "both|abd|lock", "whose state this replica holds (default both)"),
 		PU_OPT("rejoin", rejoin, "F1,F2,..", "restarting: first read every block from these replicas (their info files)"),
 		PU_OPT_FLAG("keyed", keyed, "a keyed region; clients get keys from INFOFILE.keys"),
 		PU_OPT_END,
@@ -142,13 +152,16 @@ int main(int argc, char **argv)
 	if (argc - argi != 3 || !blocks || !bsize || bsize > RS_MAX_BSIZE ||
 	    (bsize & 7))
 		return pu_opts_usage(opts, synopsis);
+	if (store == 2 && rejoin)
+		die("--rejoin transfers PRISM-RS state: not with --store lock", EINVAL);
 	bufsz = 8 + bsize;
+	held = store == 2 ? 0 : blocks;
 	if (!nbufs) {
 		/* 8192 spares, or 64 MiB of them for large blocks (>= 1024) */
 		spares = (64u << 20) / bufsz;
-		nbufs = blocks + (spares > 8192 ? 8192 : spares < 1024 ? 1024 : spares);
+		nbufs = held + (spares > 8192 ? 8192 : spares < 1024 ? 1024 : spares);
 	}
-	if (nbufs <= blocks)
+	if (nbufs <= held)
 		die("--bufs must exceed --blocks", EINVAL);
 
 	/*
@@ -176,7 +189,8 @@ int main(int argc, char **argv)
 
 	/* Layout: meta | lock slots | buffers, each part page aligned. */
 	meta_len = ((__u64)blocks * 16 + 4095) & ~4095ULL;
-	lock_len = ((__u64)blocks * rs_lock_stride(bsize) + 4095) & ~4095ULL;
+	lock_len = store == 1 ? 0 :
+		   ((__u64)blocks * rs_lock_stride(bsize) + 4095) & ~4095ULL;
 	buf_off = meta_len + lock_len;
 	region_len = buf_off + (((__u64)nbufs * bufsz + 4095) & ~4095ULL);
 	mem = mmap(NULL, region_len, PROT_READ | PROT_WRITE,
@@ -202,15 +216,17 @@ int main(int argc, char **argv)
 		die("create free list", err);
 
 	/* Block b starts with buffer b: tag 0, value all zero. */
-	for (i = 0; i < blocks; i++)
+	for (i = 0; i < held; i++)
 		prism_put_le64(mem + (__u64)i * 16,
 			       (__u64)(uintptr_t)(mem + buf_off + (__u64)i * bufsz));
-	addrs = calloc(nbufs - blocks, sizeof(*addrs));
+	addrs = calloc(nbufs - held, sizeof(*addrs));
 	if (!addrs)
 		die("calloc", ENOMEM);
-	for (i = blocks; i < nbufs; i++)
-		addrs[i - blocks] = (__u64)(uintptr_t)(mem + buf_off + (__u64)i * bufsz);
-	err = prism_fl_post(fd, ri.fl, addrs, nbufs - blocks);
+	for (i = held; i < nbufs; i++)
+		addrs[i - held] = (__u64)(uintptr_t)(mem + buf_off + (__u64)i * bufsz);
+	for (i = 0; i < nbufs - held && !err; i += 65536)	/* the most per call */
+		err = prism_fl_post(fd, ri.fl, addrs + i,
+				    nbufs - held - i < 65536 ? nbufs - held - i : 65536);
 	free(addrs);
 	if (err)
 		die("post free list", err);
@@ -235,7 +251,7 @@ int main(int argc, char **argv)
 		memcpy(ri.mac, me.eth.sprism_mac, 6);
 	ri.ep = me.eth.sprism_ep;
 	ri.meta = (__u64)(uintptr_t)mem;
-	ri.locks = (__u64)(uintptr_t)(mem + meta_len);
+	ri.locks = lock_len ? (__u64)(uintptr_t)(mem + meta_len) : 0;
 	ri.blocks = blocks;
 	ri.bsize = bsize;
 	if (rs_info_format(&ri, line, sizeof(line)) < 0)
@@ -243,6 +259,11 @@ int main(int argc, char **argv)
 	err = pu_write_atomic(argv[argi + 2], line);
 	if (err)
 		die("write info file", err);
+	/* Per block: meta, its buffer and the buffer's free list entry (16 B). */
+	fprintf(stderr, "rs_replica: blocks=%u bsize=%u store=%s per_block_B=%.1f region_MiB=%.1f\n",
+		blocks, bsize, store == 0 ? "both" : store == 1 ? "abd" : "lock",
+		(double)(meta_len + lock_len + (__u64)nbufs * (bufsz + 16)) / blocks,
+		(double)region_len / (1 << 20));
 	fprintf(stderr, "rs_replica: %s", line);
 
 	/* Only buffer recycling wakes us up. */
