@@ -27,6 +27,8 @@
 #   make figures      the paper's Figures 3, 4, 6, 7, 9, 10 (stores vs their
 #                     baselines) in one guest run (tools/figures; results
 #                     copied to doc/results/figures/, see doc/RESULTS.md)
+#   make scale        the three stores at the paper's scale, 8 M objects of
+#                     512 B (tools/figures/scale.sh, doc/results/scale/)
 #   make demo / deps / clean
 
 # Stock target kernel: the newest installed 6.1 headers (never `uname -r`,
@@ -38,7 +40,7 @@ export PRISM_KVER := $(KVER)
 # Userspace subdirectories that exist yet, library first.
 USER_DIRS := $(foreach d,liburing-prism selftests apps tools,$(if $(wildcard $(d)/Makefile),$(d)))
 
-.PHONY: all module module-debug kernel-debug user deps check demo fuzz deb clean bench-large bench-cpu bench-depth bench-incast bench-mcore bench-udp bench-rss figures
+.PHONY: all module module-debug kernel-debug user deps check demo fuzz deb clean bench-large bench-cpu bench-depth bench-incast bench-mcore bench-udp bench-rss figures scale
 
 all: module user
 
@@ -97,6 +99,22 @@ figures: deps
 		cp $$d/$$f.png $$d/$$f.csv $$d/$$f.summary.json doc/results/figures/ && \
 		for c in $$d/c*/; do cp $$c/bench-*.json doc/results/figures/$$f-$$(basename $$c).json; done; \
 	done
+
+# The three stores at the paper's scale, 8 M objects of 512 B each
+# (tools/figures/scale.sh; about 40 minutes in one guest of 15 GiB: the
+# host needs about 17 GiB free); results go to doc/results/scale/.
+scale: deps
+	$(MAKE) user
+	rm -rf build/scale
+	ko=$$(tools/kernel/build-module.sh stock | grep '/prism\.ko$$') && \
+	PRISM_KO=$$ko PRISM_OUT=$(CURDIR)/build/scale \
+		tools/vm/run.sh --kernel stock --mem $${PRISM_SCALE_MEM:-15360} \
+		--timeout $${PRISM_TIMEOUT_BENCH:-7200} -- tools/figures/scale.sh
+	mkdir -p doc/results/scale
+	cp build/scale/scale/scale.md build/scale/scale/scale.csv \
+		build/scale/scale/scale.summary.json build/scale/scale/config.json doc/results/scale/
+	for c in build/scale/scale/*/c*/; do s=$$(basename $$(dirname $$c)); \
+		cp $$c/bench-*.json doc/results/scale/$$s.json; done
 
 # One guest run each: bench-large (doc/LARGE-BENCH.md), bench-depth and
 # bench-incast (doc/DEPTH-BENCH.md).

@@ -7,8 +7,9 @@
 # 3 replicas (netns rb1..rb3) and RS_BENCH_CLIENTS closed-loop clients
 # (netns rb4, rb5) on one bridge (MTU 1500), 50% writes.  For each block
 # size (the axis: 4, 16 and 64 KiB, each block one op of a chain that the
-# module segments) and each contention point (uniform over 1024/64/8/1
-# blocks, Zipf 0.5/0.9/0.99/1.2 over 1024 blocks) PRISM-RS (ABD) and
+# module segments) and each contention point (uniform over all
+# RS_BENCH_BLOCKS (1024) /64/8/1 blocks, Zipf 0.5/0.9/0.99/1.2 over all of
+# them) PRISM-RS (ABD) and
 # ABD-LOCK run back to back for RS_BENCH_MS each; throughput, mean and p99
 # latency go to $PRISM_OUT/bench-rs.json and a plot to
 # $PRISM_OUT/bench-rs.png.
@@ -20,7 +21,11 @@
 # Env: PRISM_KO, PRISM_OUT (default /tmp), RS_BENCH_MS (2000),
 #      RS_BENCH_CLIENTS (4), RS_BENCH_BSIZES ("4096 16384 65536"),
 #      RS_BENCH_SMOKE, RS_BENCH_POINTS (names of the points to run, e.g.
-#      "uniform-1024 zipf-0.99"; default all).
+#      "uniform-1024 zipf-0.99"; default all), RS_BENCH_BLOCKS (blocks per
+#      replica, 1024), RS_BENCH_SEPARATE=1 (the replicas hold one
+#      protocol's state at a time, rs_replica --store, and are restarted
+#      between them: all points of PRISM-RS, then all of ABD-LOCK; what
+#      the paper's 8 M blocks need to fit one guest).
 # Binaries are built on the host first: make -C apps/rs.
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
@@ -39,6 +44,8 @@ else
 	BSIZES=${RS_BENCH_BSIZES:-4096 16384 65536}
 fi
 NC=${RS_BENCH_CLIENTS:-4}
+BLOCKS=${RS_BENCH_BLOCKS:-1024}
+SEPARATE=${RS_BENCH_SEPARATE:-0}
 out=${PRISM_OUT:-/tmp}
 P=rb
 NH=5
@@ -71,8 +78,11 @@ mkdir -p "$out"
 hosts_down $P $NH
 hosts_up $P $NH || fail "hosts_up"
 
-# replicas BSIZE: (re)start the 3 replicas with blocks of BSIZE bytes
-# (1024 blocks, the replica's default spare buffers: at most 64 MiB).
+# replicas BSIZE STORE: (re)start the 3 replicas with BLOCKS blocks of BSIZE
+# bytes (the replica's default spare buffers: at most 64 MiB), holding
+# STORE's state (rs_replica --store); per_block[STORE]: their bytes per
+# block.
+declare -A per_block
 replicas() {
 	local i
 	stop_pids
@@ -81,13 +91,17 @@ replicas() {
 	for i in 1 2 3; do
 		# ip execs the replica: $! is its pid (host_exec would be a subshell).
 		ip netns exec "$P$i" "$B/rs_replica" eth0 0 "$work/info$i" \
-			--blocks 1024 --bsize "$1" 2>"$work/rlog$i" &
+			--blocks "$BLOCKS" --bsize "$1" --store "$2" 2>"$work/rlog$i" &
 		pids+=($!)
 		infos=${infos:+$infos,}$work/info$i
 	done
 	for i in 1 2 3; do
-		wait_file "$work/info$i" 30000 || { cat "$work/rlog$i"; fail "replica $i"; }
+		# millions of blocks take minutes to lay out in TCG
+		wait_file -i 0.2 "$work/info$i" 1800000 "${pids[i - 1]}" ||
+			{ cat "$work/rlog$i"; fail "replica $i"; }
 	done
+	per_block[$2]=$(sed -n 's/.*per_block_B=\([0-9.]*\).*/\1/p' "$work/rlog1")
+	grep -h 'per_block_B=' "$work/rlog1"
 }
 
 # point NAME MODE KEYS THETA: one measurement; prints its JSON object.
@@ -108,20 +122,21 @@ point() {
 	local failedops
 	failedops=$(sed -n 's/.*failed=\([0-9]*\).*/\1/p' "$work"/cout* |
 		awk '{ s += $1 } END { print s + 0 }')
-	printf '{"point": "%s", "mode": "%s", "bsize": %s, "keys": %s, "zipf": %s, "failed": %s, %s}' \
+	printf '{"point": "%s", "mode": "%s", "bsize": %s, "keys": %s, "zipf": %s, "failed": %s, "bytes_per_block": %s, %s}' \
 		"$name" "$mode" "$bsize" "$keys" "$theta" "$failedops" \
+		"${per_block[$([ "$SEPARATE" = 1 ] && echo "$mode" || echo both)]}" \
 		"$("$B/rs_check" lat "$work"/lat* | sed 's/^{//; s/}$//')"
 }
 
 points=(
-	"uniform-1024 1024 0"
+	"uniform-$BLOCKS $BLOCKS 0"
 	"uniform-64 64 0"
 	"uniform-8 8 0"
 	"uniform-1 1 0"
-	"zipf-0.5 1024 0.5"
-	"zipf-0.9 1024 0.9"
-	"zipf-0.99 1024 0.99"
-	"zipf-1.2 1024 1.2"
+	"zipf-0.5 $BLOCKS 0.5"
+	"zipf-0.9 $BLOCKS 0.9"
+	"zipf-0.99 $BLOCKS 0.99"
+	"zipf-1.2 $BLOCKS 1.2"
 )
 [ "$SMOKE" = 1 ] && points=("uniform-64 64 0")
 # RS_BENCH_POINTS: only the points of these names (tools/figures).
@@ -145,11 +160,28 @@ first=1 bad=0
 # One row per point, then per block size: abd and lock ops/s, mean, p99.
 get() { echo "$1" | sed -n "s/.*\"$2\": \([0-9.]*\).*/\\1/p"; }
 for bsize in $BSIZES; do
-	replicas "$bsize"
+	unset res
+	declare -A res
+	if [ "$SEPARATE" = 1 ]; then
+		for mode in abd lock; do
+			replicas "$bsize" "$mode"
+			for p in "${points[@]}"; do
+				set -- $p
+				res[$mode.$1]=$(point "$1" "$mode" "$2" "$3")
+			done
+		done
+	else
+		replicas "$bsize" both
+		for p in "${points[@]}"; do
+			set -- $p
+			for mode in abd lock; do
+				res[$mode.$1]=$(point "$1" "$mode" "$2" "$3")
+			done
+		done
+	fi
 	for p in "${points[@]}"; do
 		set -- $p
-		a=$(point "$1" abd "$2" "$3")
-		l=$(point "$1" lock "$2" "$3")
+		a=${res[abd.$1]} l=${res[lock.$1]}
 		[ $first = 1 ] || echo "," >>"$json.tmp"
 		first=0
 		printf '  %s,\n  %s' "$a" "$l" >>"$json.tmp"

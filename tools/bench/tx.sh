@@ -18,7 +18,8 @@
 # about 1 KiB they need the module's large operations),
 # PRISM_TX_CHAIN_BYTES (tx_client -b, default the library's),
 # PRISM_TX_BIN (the tx_server and tx_client to run, default apps/tx/build;
-# tools/bench/tx_ab.sh compares two builds).  The
+# tools/bench/tx_ab.sh compares two builds), PRISM_TX_SHARDS (2; 1 puts
+# every key in one target, as the scale runs do).  The
 # apps/tx guest suite runs a smoke of one point per protocol and value size.
 # Build first: make -C liburing-prism && make -C apps/tx.
 set -u
@@ -35,6 +36,8 @@ KEYS=${PRISM_TX_KEYS:-1000}
 PER_TX=${PRISM_TX_PER_TX:-4}
 VALUES=${PRISM_TX_VALUES:-8 512 4096}
 CB=${PRISM_TX_CHAIN_BYTES:+-b $PRISM_TX_CHAIN_BYTES}
+NSH=${PRISM_TX_SHARDS:-2}
+CLIENT=$((NSH + 1))	# the client's host; shard s is on host s + 1
 P=txb
 work=$(mktemp -d /tmp/txbench.XXXXXX)
 loaded=0
@@ -51,7 +54,7 @@ stop_servers() {
 
 cleanup() {
 	stop_servers
-	hosts_down $P 3
+	hosts_down $P $CLIENT
 	[ "$loaded" = 1 ] && rmmod prism 2>/dev/null
 	rm -rf "$work"
 }
@@ -62,28 +65,35 @@ if [ ! -d /sys/module/prism ]; then
 	insmod "$KO" || exit 1
 	loaded=1
 fi
-hosts_down $P 3
-hosts_up $P 3 || exit 1
+hosts_down $P $CLIENT
+hosts_up $P $CLIENT || exit 1
 
-# start_servers VSIZE: two shards with values of VSIZE bytes; sets $infos.
+# start_servers VSIZE: NSH shards with values of VSIZE bytes; sets $infos
+# and $per_key (each protocol's bytes per key, from shard 0).
 start_servers() {
 	local s
 	infos=
-	for s in 0 1; do
+	for s in $(seq 0 $((NSH - 1))); do
 		rm -f "$work/shard$s"
 		# Not through host_exec (a function): $! must be the server.
-		ip netns exec "$P$((s + 1))" "$bin/tx_server" --value-size "$1" eth0 $s 2 \
+		ip netns exec "$P$((s + 1))" "$bin/tx_server" --value-size "$1" eth0 "$s" "$NSH" \
 			"$KEYS" 0 "$work/shard$s" >"$work/server$s.log" 2>&1 &
 		pids+=($!)
-		wait_file "$work/shard$s" 10000 || { echo "shard $s did not start" >&2; exit 1; }
+		# millions of keys take minutes to lay out in TCG
+		wait_file -i 0.2 "$work/shard$s" 1800000 "${pids[-1]}" ||
+			{ cat "$work/server$s.log" >&2; echo "shard $s did not start" >&2; exit 1; }
 		infos=${infos:+$infos,}$work/shard$s
 	done
+	grep -h '^tx_server: keys=' "$work/server0.log"
+	per_key[prism]=$(kv "$work/server0.log" prism_per_key_B)
+	per_key[farm]=$(kv "$work/server0.log" farm_per_key_B)
 }
+declare -A per_key
 
 kv() { sed -n "s/.*\\b$2=\\([0-9.]*\\).*/\\1/p" "$1" | head -n 1; }
 json=$out/bench-tx.json
-printf '{\n  "bench": "ycsb-t",\n  "keys": %s, "keys_per_tx": %s, "threads": %s, "ms_per_point": %s, "shards": 2,\n  "points": [' \
-	"$KEYS" "$PER_TX" "$THREADS" "$MS" >"$json"
+printf '{\n  "bench": "ycsb-t",\n  "keys": %s, "keys_per_tx": %s, "threads": %s, "ms_per_point": %s, "shards": %s,\n  "points": [' \
+	"$KEYS" "$PER_TX" "$THREADS" "$MS" "$NSH" >"$json"
 sep=
 printf '%-6s %-6s %-6s %10s %8s %10s %10s\n' value theta proto tput abort mean_us p99_us
 for value in $VALUES; do
@@ -93,16 +103,17 @@ for value in $VALUES; do
 	for theta in $THETAS; do
 		for proto in prism farm; do
 			r=$work/$proto-$value-$theta
-			host_exec $P 3 "$bin/tx_client" -s "$infos" -p $proto -w ycsb $CB \
+			host_exec $P "$CLIENT" "$bin/tx_client" -s "$infos" -p $proto -w ycsb $CB \
 				-r "$PER_TX" -z "$theta" -t "$THREADS" -d "$MS" -c 1 >"$r" 2>&1 ||
 				{ echo "tx_client failed:" >&2; cat "$r" >&2; exit 1; }
 			printf '%-6s %-6s %-6s %10s %8s %10s %10s\n' "$value" "$theta" $proto \
 				"$(kv "$r" tput)" "$(kv "$r" abort_rate)" "$(kv "$r" lat_mean_us)" \
 				"$(kv "$r" lat_p99_us)"
-			printf '%s\n    {"proto": "%s", "value": %s, "theta": %s, "commits": %s, "tput_tps": %s, "abort_rate": %s, "lat_mean_us": %s, "lat_p99_us": %s, "timeouts": %s, "torn": %s}' \
+			printf '%s\n    {"proto": "%s", "value": %s, "theta": %s, "commits": %s, "tput_tps": %s, "abort_rate": %s, "lat_mean_us": %s, "lat_p99_us": %s, "timeouts": %s, "torn": %s, "bytes_per_key": %s}' \
 				"$sep" $proto "$value" "$theta" "$(kv "$r" commits)" "$(kv "$r" tput)" \
 				"$(kv "$r" abort_rate)" "$(kv "$r" lat_mean_us)" \
-				"$(kv "$r" lat_p99_us)" "$(kv "$r" timeouts)" "$(kv "$r" torn)" >>"$json"
+				"$(kv "$r" lat_p99_us)" "$(kv "$r" timeouts)" "$(kv "$r" torn)" \
+				"${per_key[$proto]}" >>"$json"
 			sep=,
 		done
 		p=$work/prism-$value-$theta f=$work/farm-$value-$theta
@@ -118,7 +129,7 @@ if command -v gnuplot >/dev/null; then
 	XDG_CACHE_HOME=$work gnuplot <<GP
 set terminal pngcairo size 1500,450 noenhanced
 set output "$out/bench-tx.png"
-set multiplot layout 1,3 title "YCSB-T ($PER_TX-key RMW, $KEYS keys, values of $VALUES bytes, 2 shards, $THREADS client threads, TCG guest)"
+set multiplot layout 1,3 title "YCSB-T ($PER_TX-key RMW, $KEYS keys, values of $VALUES bytes, $NSH shards, $THREADS client threads, TCG guest)"
 set xlabel "Zipf theta"
 set key top left
 set grid

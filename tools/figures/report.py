@@ -1,8 +1,10 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: GPL-2.0
 """Report of one figure of tools/figures (report.py FIG DIR), the table of
-every figure's headline ratios (report.py table OUT), or smoke.sh's check
-of a figure's headline metrics (report.py check DIR NOISE).
+every figure's headline ratios (report.py table OUT), smoke.sh's check
+of a figure's headline metrics (report.py check DIR NOISE), or the table of
+the runs at the paper's scale (report.py scale DIR: DIR/kv, tx, rs of
+scale.sh; exits 1 when an operation failed or read a wrong value).
 
 A figure's DIR holds one benchmark run per client count (cN/, the JSON of
 tools/bench/kv.sh, rs.sh or tx.sh).  Written to DIR: FIG.csv (one row per
@@ -35,7 +37,9 @@ def runs(d):
 
 
 def rows_of(kind, d):
-    """Rows: system, clients, x (skew), throughput (ops/s), mean_us, p99_us."""
+    """Rows: system, clients, x (skew), throughput (ops/s), mean_us, p99_us;
+    and point (its name), bytes (the server's per object, if recorded) and
+    errors (failed operations and wrong reads)."""
     rows = []
     for n, path in runs(d):
         j = json.load(open(path))
@@ -43,19 +47,27 @@ def rows_of(kind, d):
             for r in j["results"]:
                 rows.append({"system": r["system"], "clients": n, "x": 0.0,
                              "tput": r["throughput"], "mean_us": r["mean_us"],
-                             "p50_us": r.get("p50_us"), "p99_us": r["p99_us"]})
+                             "p50_us": r.get("p50_us"), "p99_us": r["p99_us"],
+                             "point": "YCSB-%s %s" % (r["workload"], r["dist"]),
+                             "bytes": r.get("bytes_per_object"),
+                             "errors": r["errors"] + r.get("torn_reads", 0)})
         elif kind == "rs":
             for r in j["results"]:
                 x = 0.0 if r["point"].startswith("uniform") else float(r["point"].split("-")[1])
                 rows.append({"system": r["mode"], "clients": n, "x": x,
                              "tput": r["ops_per_s"], "mean_us": r["mean_us"],
-                             "p50_us": None, "p99_us": r["p99_us"]})
+                             "p50_us": None, "p99_us": r["p99_us"],
+                             "point": "uniform" if x == 0 else "zipf %g" % x,
+                             "bytes": r.get("bytes_per_block"), "errors": r["failed"]})
         else:
             for r in j["points"]:
                 rows.append({"system": "tx-" + r["proto"], "clients": n,
                              "x": float(r["theta"]), "tput": r["tput_tps"],
                              "mean_us": r["lat_mean_us"], "p50_us": None,
-                             "p99_us": r["lat_p99_us"]})
+                             "p99_us": r["lat_p99_us"],
+                             "point": "YCSB-T " + ("uniform" if float(r["theta"]) == 0
+                                                   else "zipf %s" % r["theta"]),
+                             "bytes": r.get("bytes_per_key"), "errors": r.get("torn") or 0})
     return rows
 
 
@@ -196,6 +208,55 @@ def table(out):
     print("\n".join(lines))
 
 
+def scale(d):
+    """scale.csv, scale.md, scale.summary.json of scale.sh's DIR."""
+    cfg = json.load(open(os.path.join(d, "config.json")))
+    lines = ["| store | point | PRISM ops/s | baseline ops/s | ratio | PRISM mean us | baseline mean us | errors |",
+             "| --- | --- | --- | --- | --- | --- | --- | --- |"]
+    mem = ["| store | PRISM bytes/object | baseline bytes/object | value bytes |",
+           "| --- | --- | --- | --- |"]
+    out, bad = [], False
+    csv = ["store,system,point,clients,throughput_ops_s,mean_us,p99_us,bytes_per_object,errors"]
+    for kind in ("kv", "tx", "rs"):
+        rows = rows_of(kind, os.path.join(d, kind)) if os.path.isdir(os.path.join(d, kind)) else []
+        if not rows:
+            continue
+        ps, bs = pair(kind)
+        for r in rows:
+            csv.append("%s,%s,%s,%d,%.1f,%.1f,%.1f,%s,%d" % (
+                kind, NAMES[r["system"]], r["point"], r["clients"], r["tput"],
+                r["mean_us"], r["p99_us"], r["bytes"], r["errors"]))
+            bad |= r["errors"] > 0 or r["tput"] <= 0 or r["bytes"] is None
+        by = {(r["system"], r["point"]): r for r in rows}
+        for point in dict.fromkeys(r["point"] for r in rows):
+            p, b = by.get((ps, point)), by.get((bs, point))
+            if not p or not b:
+                bad = True
+                continue
+            ratio = p["tput"] / b["tput"] if b["tput"] else None
+            out.append({"store": kind, "point": point, "prism_ops_s": p["tput"],
+                        "baseline_ops_s": b["tput"], "ratio": ratio and round(ratio, 3),
+                        "prism_mean_us": p["mean_us"], "baseline_mean_us": b["mean_us"],
+                        "prism_bytes": p["bytes"], "baseline_bytes": b["bytes"],
+                        "errors": p["errors"] + b["errors"]})
+            lines.append("| %s | %s | %.0f | %.0f | %s | %.1f | %.1f | %d |" % (
+                kind, point, p["tput"], b["tput"], ratio and "%.2f" % ratio,
+                p["mean_us"], b["mean_us"], p["errors"] + b["errors"]))
+        p = next(r for r in rows if r["system"] == ps)
+        b = next((r for r in rows if r["system"] == bs), {"bytes": None})
+        mem.append("| %s | %s | %s | %d |" % (kind, p["bytes"], b["bytes"], cfg["value_bytes"]))
+    open(os.path.join(d, "scale.csv"), "w").write("\n".join(csv) + "\n")
+    md = "%d objects of %d B, %d clients, %d ms per point, guest of %d MiB\n\n%s\n\n%s\n" % (
+        cfg["objects"], cfg["value_bytes"], cfg["clients"], cfg["ms_per_point"],
+        cfg["mem_mib"], "\n".join(lines), "\n".join(mem))
+    open(os.path.join(d, "scale.md"), "w").write(md)
+    json.dump({"config": cfg, "points": out}, open(os.path.join(d, "scale.summary.json"), "w"), indent=1)
+    print(md)
+    if bad or not out:
+        print("scale: an operation failed, a read was wrong, or a point is missing")
+    sys.exit(1 if bad or not out else 0)
+
+
 def check(d, noise):
     """Print DIR's headline metrics; exit 1 when PRISM loses one to its
     baseline by more than noise (a fraction), or nothing was measured."""
@@ -221,9 +282,11 @@ def check(d, noise):
 if __name__ == "__main__":
     if sys.argv[1:2] == ["check"] and len(sys.argv) == 4:
         check(sys.argv[2], float(sys.argv[3]))
+    if sys.argv[1:2] == ["scale"] and len(sys.argv) == 3:
+        scale(sys.argv[2])
     if len(sys.argv) != 3 or (sys.argv[1] != "table" and sys.argv[1] not in FIGS):
         sys.exit("usage: report.py fig3|fig4|fig6|fig7|fig9|fig10 DIR | report.py table OUT"
-                 " | report.py check DIR NOISE")
+                 " | report.py check DIR NOISE | report.py scale DIR")
     if sys.argv[1] == "table":
         table(sys.argv[2])
     else:
