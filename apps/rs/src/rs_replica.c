@@ -12,10 +12,11 @@
  *
  * --store: the state of both protocols (default), or only PRISM-RS's
  * (meta and buffers: 16 + 8 + bsize bytes per block) or only ABD-LOCK's
- * (lock slots: 16 + bsize bytes per block), so that the paper's 8 M
+ * (lock slots: 16 + bsize bytes per block, and spare buffers only for
+ * the free list the info line names), so that the paper's 8 M
  * blocks fit the memory of one host per protocol.  The info line then
- * names no lock slots (locks=0) or the buffers hold no block (meta
- * pointers 0): the other protocol's operations fail, they do not corrupt.
+ * names no lock slots (locks=0) or no meta (meta=0): the other
+ * protocol's operations fail, they touch nothing.
  * The replica prints its bytes per block.
  *
  * --keyed: the region is keyed (prism(7), "Keyed regions"): a random
@@ -188,7 +189,7 @@ int main(int argc, char **argv)
 		die("PRISM_OPEN_SEND", err);
 
 	/* Layout: meta | lock slots | buffers, each part page aligned. */
-	meta_len = ((__u64)blocks * 16 + 4095) & ~4095ULL;
+	meta_len = store == 2 ? 0 : ((__u64)blocks * 16 + 4095) & ~4095ULL;
 	lock_len = store == 1 ? 0 :
 		   ((__u64)blocks * rs_lock_stride(bsize) + 4095) & ~4095ULL;
 	buf_off = meta_len + lock_len;
@@ -250,7 +251,7 @@ int main(int argc, char **argv)
 	else
 		memcpy(ri.mac, me.eth.sprism_mac, 6);
 	ri.ep = me.eth.sprism_ep;
-	ri.meta = (__u64)(uintptr_t)mem;
+	ri.meta = meta_len ? (__u64)(uintptr_t)mem : 0;
 	ri.locks = lock_len ? (__u64)(uintptr_t)(mem + meta_len) : 0;
 	ri.blocks = blocks;
 	ri.bsize = bsize;

@@ -71,6 +71,7 @@ start_replicas() {
 	local run=$1 k=$2 i bsize=()
 	[ -n "${RS_BSIZE:-}" ] && bsize=(--bsize "$RS_BSIZE")
 	[ "${RS_KEYED:-0}" = 1 ] && bsize+=(--keyed)
+	[ -n "${RS_STORE:-}" ] && bsize+=(--store "$RS_STORE")
 	replica_pids=()
 	for i in $(seq "$k"); do
 		# Not through host_exec (a function: $! would be a subshell
@@ -489,6 +490,25 @@ check "checker catches the broken 1-reply client (attempt $attempt)" "[ $caught 
 # The same delays with the real client stay linearizable.
 scenario jitter3 3 3 none abd --keys 2
 hosts_netem $P $NHOSTS del
+
+# ---- rs_replica --store: one protocol's state; the other's ops fail -------
+# (make scale keeps three replicas of 8 M blocks in one guest so.)
+for st in abd lock; do
+	other=abd
+	[ $st = abd ] && other=lock
+	RS_STORE=$st start_replicas "store$st" 3 || bail "replicas (--store $st) did not start"
+	start_clients "store$st" 3 1 --mode "$st" --ops 20 --keys 8
+	wait_clients
+	own=$? own_failed=$(sum_kv "store$st" failed)
+	lin "store$st"
+	v=$?
+	start_clients "store$st" 3 1 --mode "$other" --ops 5 --keys 8
+	wait_clients
+	oth=$? oth_failed=$(sum_kv "store$st" failed)
+	stop_replicas
+	check "--store $st: one $st client did 20 ops, none failed, history linearizable; one $other client's ops all failed ($oth_failed of 5), none hung" \
+		"[ $own = 0 ] && [ '$own_failed' = 0 ] && [ $v = 0 ] && [ $oth = 0 ] && [ '$oth_failed' = 5 ]"
+done
 
 # The benchmark's smoke (make check runs this suite): tools/bench/rs.sh
 # with its block-size axis, one point, 300 ms per mode; it exits 1 on a
