@@ -108,10 +108,11 @@ scale: deps
 	rm -rf build/scale
 	ko=$$(tools/kernel/build-module.sh stock | grep '/prism\.ko$$') && \
 	PRISM_KO=$$ko PRISM_OUT=$(CURDIR)/build/scale \
+	PRISM_BENCH_COMMIT=$$(git rev-parse --short HEAD 2>/dev/null) \
 		tools/vm/run.sh --kernel stock --mem $${PRISM_SCALE_MEM:-15360} \
 		--timeout $${PRISM_TIMEOUT_BENCH:-7200} -- tools/figures/scale.sh
 	mkdir -p doc/results/scale
-	cp build/scale/scale/scale.md build/scale/scale/scale.csv \
+	cp build/scale/scale/scale.md build/scale/scale/scale.csv build/scale/scale/scale.png \
 		build/scale/scale/scale.summary.json build/scale/scale/config.json doc/results/scale/
 	for c in build/scale/scale/*/c*/; do s=$$(basename $$(dirname $$c)); \
 		cp $$c/bench-*.json doc/results/scale/$$s.json; done

@@ -208,6 +208,26 @@ def table(out):
     print("\n".join(lines))
 
 
+def scale_plot(d, cfg, points):
+    """scale.png: PRISM's throughput over its baseline's at every point."""
+    dat = os.path.join(d, "scale.dat")
+    with open(dat, "w") as f:
+        for p in points:
+            f.write('"%s %s" %g\n' % (p["store"].upper(), p["point"], p["ratio"] or 0))
+    gp = ('set terminal pngcairo size 900,450 noenhanced\nset output "%s"\nset grid ytics\n'
+          'set title "PRISM over its baseline, %d objects of %d B, %d clients (TCG guest)"\n'
+          'set ylabel "throughput ratio"\nset yrange [0:*]\nset style fill solid 0.5\n'
+          'set boxwidth 0.6\nset xtics rotate by -25\n'
+          'plot "%s" using 0:2:xtic(1) with boxes notitle, 1 with lines dt 2 title "1.0"\n'
+          % (os.path.join(d, "scale.png"), cfg["objects"], cfg["value_bytes"],
+             cfg["clients"], dat))
+    try:
+        subprocess.run(["gnuplot"], input=gp.encode(), check=True,
+                       env=dict(os.environ, XDG_CACHE_HOME=d))
+    except (OSError, subprocess.CalledProcessError) as e:
+        print("scale: no plot (%s)" % e, file=sys.stderr)
+
+
 def scale(d):
     """scale.csv, scale.md, scale.summary.json of scale.sh's DIR."""
     cfg = json.load(open(os.path.join(d, "config.json")))
@@ -250,6 +270,7 @@ def scale(d):
         cfg["objects"], cfg["value_bytes"], cfg["clients"], cfg["ms_per_point"],
         cfg["mem_mib"], "\n".join(lines), "\n".join(mem))
     open(os.path.join(d, "scale.md"), "w").write(md)
+    scale_plot(d, cfg, out)
     json.dump({"config": cfg, "points": out}, open(os.path.join(d, "scale.summary.json"), "w"), indent=1)
     print(md)
     if bad or not out:

@@ -19,14 +19,14 @@
 # --mem).  PRISM_SCALE_CLIENTS (4), PRISM_SCALE_MS (per point, 3000),
 # PRISM_SCALE_STORES ("kv tx rs").  Results in $PRISM_OUT/scale/: one
 # directory per store (the benchmark's JSON and log), then report.py scale
-# writes scale.csv, scale.md and scale.summary.json.
+# writes scale.csv, scale.md, scale.png and scale.summary.json.
 . "$(dirname "$0")/lib.sh"
 N=${PRISM_SCALE_OBJECTS:-8388608}
 C=${PRISM_SCALE_CLIENTS:-4}
 MS=${PRISM_SCALE_MS:-3000}
 fig_begin scale
 root=$fdir
-echo "{\"objects\": $N, \"value_bytes\": $FIG_VALUE, \"clients\": $C, \"ms_per_point\": $MS, \"mem_mib\": $(awk '/MemTotal/ { print int($2 / 1024) }' /proc/meminfo)}" \
+echo "{\"objects\": $N, \"value_bytes\": $FIG_VALUE, \"clients\": $C, \"ms_per_point\": $MS, \"mem_mib\": $(awk '/MemTotal/ { print int($2 / 1024) }' /proc/meminfo), \"commit\": \"${PRISM_BENCH_COMMIT:-unknown}\", \"date\": \"$(date -u +%FT%TZ)\", \"kernel\": \"$(uname -r)\"}" \
 	>"$root/config.json"
 for store in ${PRISM_SCALE_STORES:-kv tx rs}; do
 	t0=$(date +%s)
