@@ -25,7 +25,10 @@
 #      replica, 1024), RS_BENCH_SEPARATE=1 (the replicas hold one
 #      protocol's state at a time, rs_replica --store, and are restarted
 #      between them: all points of PRISM-RS, then all of ABD-LOCK; what
-#      the paper's 8 M blocks need to fit one guest).
+#      the paper's 8 M blocks need to fit one guest), RS_BENCH_CHECK=1
+#      (the clients record their histories and rs_check must find each
+#      protocol's histories since the replicas started linearizable after
+#      every point, or the run fails; "linearizable" in the JSON).
 # Binaries are built on the host first: make -C apps/rs.
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
@@ -46,6 +49,7 @@ fi
 NC=${RS_BENCH_CLIENTS:-4}
 BLOCKS=${RS_BENCH_BLOCKS:-1024}
 SEPARATE=${RS_BENCH_SEPARATE:-0}
+CHECK=${RS_BENCH_CHECK:-0}
 out=${PRISM_OUT:-/tmp}
 P=rb
 NH=5
@@ -87,7 +91,7 @@ replicas() {
 	local i
 	stop_pids
 	infos=""
-	rm -f "$work"/info*
+	rm -f "$work"/info* "$work"/hist-*
 	for i in 1 2 3; do
 		# ip execs the replica: $! is its pid (host_exec would be a subshell).
 		ip netns exec "$P$i" "$B/rs_replica" eth0 0 "$work/info$i" \
@@ -106,12 +110,13 @@ replicas() {
 
 # point NAME MODE KEYS THETA: one measurement; prints its JSON object.
 point() {
-	local name=$1 mode=$2 keys=$3 theta=$4 i cp=()
+	local name=$1 mode=$2 keys=$3 theta=$4 i cp=() hist=() lin=null
 	rm -f "$work/go" "$work"/lat*
 	for i in $(seq "$NC"); do
+		[ "$CHECK" = 1 ] && hist=(--hist "$work/hist-$mode-$name-$i")
 		ip netns exec "$P$((4 + (i - 1) % 2))" "$B/rs_client" --if eth0 \
 			--info "$infos" --id "$i" --mode "$mode" --keys "$keys" \
-			--zipf "$theta" --writes 50 --duration "$MS" \
+			--zipf "$theta" --writes 50 --duration "$MS" "${hist[@]}" \
 			--lat "$work/lat$i" --start "$work/go" >"$work/cout$i" 2>&1 &
 		cp+=($!)
 	done
@@ -122,8 +127,15 @@ point() {
 	local failedops
 	failedops=$(sed -n 's/.*failed=\([0-9]*\).*/\1/p' "$work"/cout* |
 		awk '{ s += $1 } END { print s + 0 }')
-	printf '{"point": "%s", "mode": "%s", "bsize": %s, "keys": %s, "zipf": %s, "failed": %s, "bytes_per_block": %s, %s}' \
-		"$name" "$mode" "$bsize" "$keys" "$theta" "$failedops" \
+	if [ "$CHECK" = 1 ]; then
+		# every point since the replicas started: their state goes on
+		"$B/rs_check" hist "$work"/hist-"$mode"-* >"$work/check" 2>&1 ||
+			{ cat "$work/check" >&2; fail "$name $mode: history not linearizable"; }
+		echo "bench-rs: check $name $mode: $(tr '\n' ' ' <"$work/check")" >&2
+		lin=true
+	fi
+	printf '{"point": "%s", "mode": "%s", "bsize": %s, "keys": %s, "zipf": %s, "failed": %s, "bytes_per_block": %s, "linearizable": %s, %s}' \
+		"$name" "$mode" "$bsize" "$keys" "$theta" "$failedops" "$lin" \
 		"${per_block[$([ "$SEPARATE" = 1 ] && echo "$mode" || echo both)]}" \
 		"$("$B/rs_check" lat "$work"/lat* | sed 's/^{//; s/}$//')"
 }
@@ -167,7 +179,7 @@ for bsize in $BSIZES; do
 			replicas "$bsize" "$mode"
 			for p in "${points[@]}"; do
 				set -- $p
-				res[$mode.$1]=$(point "$1" "$mode" "$2" "$3")
+				res[$mode.$1]=$(point "$1" "$mode" "$2" "$3") || exit 1
 			done
 		done
 	else
@@ -175,7 +187,7 @@ for bsize in $BSIZES; do
 		for p in "${points[@]}"; do
 			set -- $p
 			for mode in abd lock; do
-				res[$mode.$1]=$(point "$1" "$mode" "$2" "$3")
+				res[$mode.$1]=$(point "$1" "$mode" "$2" "$3") || exit 1
 			done
 		done
 	fi

@@ -19,7 +19,12 @@
 # PRISM_TX_CHAIN_BYTES (tx_client -b, default the library's),
 # PRISM_TX_BIN (the tx_server and tx_client to run, default apps/tx/build;
 # tools/bench/tx_ab.sh compares two builds), PRISM_TX_SHARDS (2; 1 puts
-# every key in one target, as the scale runs do).  The
+# every key in one target, as the scale runs do), PRISM_TX_INIT (every
+# key's initial value, 0), PRISM_TX_CHECK=1 (before the points of each
+# value size, each protocol runs the bank workload on keys
+# 0..TX_MAX_KEYS_TX-1 of the fresh shards; the total balance and the
+# serializability of its history are checked, and a failure fails the
+# run: the checker on a sample of the keys).  The
 # apps/tx guest suite runs a smoke of one point per protocol and value size.
 # Build first: make -C liburing-prism && make -C apps/tx.
 set -u
@@ -37,6 +42,9 @@ PER_TX=${PRISM_TX_PER_TX:-4}
 VALUES=${PRISM_TX_VALUES:-8 512 4096}
 CB=${PRISM_TX_CHAIN_BYTES:+-b $PRISM_TX_CHAIN_BYTES}
 NSH=${PRISM_TX_SHARDS:-2}
+INIT=${PRISM_TX_INIT:-0}
+CHECK=${PRISM_TX_CHECK:-0}
+CHECK_KEYS=32	# TX_MAX_KEYS_TX: a bank audit reads every account
 CLIENT=$((NSH + 1))	# the client's host; shard s is on host s + 1
 P=txb
 work=$(mktemp -d /tmp/txbench.XXXXXX)
@@ -77,7 +85,7 @@ start_servers() {
 		rm -f "$work/shard$s"
 		# Not through host_exec (a function): $! must be the server.
 		ip netns exec "$P$((s + 1))" "$bin/tx_server" --value-size "$1" eth0 "$s" "$NSH" \
-			"$KEYS" 0 "$work/shard$s" >"$work/server$s.log" 2>&1 &
+			"$KEYS" "$INIT" "$work/shard$s" >"$work/server$s.log" 2>&1 &
 		pids+=($!)
 		# millions of keys take minutes to lay out in TCG
 		wait_file -i 0.2 "$work/shard$s" 1800000 "${pids[-1]}" ||
@@ -91,6 +99,30 @@ start_servers() {
 declare -A per_key
 
 kv() { sed -n "s/.*\\b$2=\\([0-9.]*\\).*/\\1/p" "$1" | head -n 1; }
+
+# check_sample VSIZE: the bank on keys 0..CHECK_KEYS-1 of the fresh shards,
+# each protocol (their state is apart); exits 1 unless the total balance
+# held, no audit saw another, and the history is serializable.
+check_sample() {
+	local proto n rc total=$((CHECK_KEYS * INIT))
+	for proto in prism farm; do
+		n=$work/check-$proto-$1
+		host_exec $P "$CLIENT" "$bin/tx_client" -s "$infos" -p $proto -w bank \
+			-k $CHECK_KEYS -I "$INIT" -t "$THREADS" -d "$MS" -c 500 $CB \
+			-H "$n.hist" >"$n.client" 2>&1 &&
+		host_exec $P "$CLIENT" "$bin/tx_client" -s "$infos" -p $proto -c 499 $CB \
+			-k $CHECK_KEYS -D "$n.final" >"$n.dump" 2>&1 &&
+		"$bin/tx_check" -i "$INIT" -t "$total" "$n.hist".* "$n.final" >"$n.check" 2>&1
+		rc=$?
+		echo "tx-check: $proto value=$1 keys=$CHECK_KEYS of $KEYS: $(kv "$n.client" commits) commits, audit_bad=$(kv "$n.client" audit_bad), $(head -n 1 "$n.check" 2>/dev/null)"
+		if [ $rc != 0 ] || grep -q 'audit_bad=[1-9]' "$n.client" ||
+			! grep -q 'pending=0 ' "$n.dump"; then
+			cat "$n.client" "$n.dump" "$n.check" >&2
+			echo "tx-check: $proto FAILED" >&2
+			exit 1
+		fi
+	done
+}
 json=$out/bench-tx.json
 printf '{\n  "bench": "ycsb-t",\n  "keys": %s, "keys_per_tx": %s, "threads": %s, "ms_per_point": %s, "shards": %s,\n  "points": [' \
 	"$KEYS" "$PER_TX" "$THREADS" "$MS" "$NSH" >"$json"
@@ -98,6 +130,7 @@ sep=
 printf '%-6s %-6s %-6s %10s %8s %10s %10s\n' value theta proto tput abort mean_us p99_us
 for value in $VALUES; do
 	start_servers "$value"
+	[ "$CHECK" = 1 ] && check_sample "$value"
 	dat=$work/points-$value.dat
 	printf '# theta prism_tput farm_tput prism_abort farm_abort prism_mean farm_mean prism_p99 farm_p99\n' >"$dat"
 	for theta in $THETAS; do

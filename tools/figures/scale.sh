@@ -9,10 +9,13 @@
 #   KV: kv-server --preload (PRISM-KV, then Pilaf), YCSB C and A, uniform
 #       and Zipf 0.99; every GET checks the value it read (kv bench).
 #   TX: one tx_server shard holding every key (both protocols' state),
-#       YCSB-T uniform and Zipf 0.99.
+#       YCSB-T uniform and Zipf 0.99; first the bank workload on 32 of the
+#       keys, whose total and serializability are checked (tx.sh
+#       PRISM_TX_CHECK).
 #   RS: 3 replicas of every block, one protocol's state at a time
 #       (rs.sh RS_BENCH_SEPARATE=1), uniform over all blocks and Zipf 0.99,
-#       50% writes.
+#       50% writes; every point's history is checked linearizable
+#       (RS_BENCH_CHECK).
 #
 # INSIDE the guest as root, with the memory it takes (three RS replicas of
 # 8 M blocks are about 13 GiB): `make scale` runs it (tools/vm/run.sh
@@ -41,13 +44,14 @@ for store in ${PRISM_SCALE_STORES:-kv tx rs}; do
 			KV_BENCH_SECONDS=$(( (MS + 999) / 1000 ))
 		;;
 	tx)
-		fig_runs "$C" tx.sh '^(tx_server: keys=|[0-9]+ +[0-9.]+ +(prism|farm) )' \
+		fig_runs "$C" tx.sh '^(tx_server: keys=|tx-check: |[0-9]+ +[0-9.]+ +(prism|farm) )' \
 			PRISM_TX_THREADS=%n PRISM_TX_SHARDS=1 PRISM_TX_KEYS="$N" \
+			PRISM_TX_INIT=1000 PRISM_TX_CHECK=1 \
 			PRISM_TX_THETAS="0 0.99" PRISM_TX_VALUES="$FIG_VALUE" PRISM_TX_MS="$MS"
 		;;
 	rs)
-		fig_runs "$C" rs.sh '^(bench-rs: .*ops/s|rs_replica: blocks=)' \
-			RS_BENCH_CLIENTS=%n RS_BENCH_BLOCKS="$N" RS_BENCH_SEPARATE=1 \
+		fig_runs "$C" rs.sh '^(bench-rs: .*ops/s|bench-rs: check|rs_replica: blocks=)' \
+			RS_BENCH_CLIENTS=%n RS_BENCH_BLOCKS="$N" RS_BENCH_SEPARATE=1 RS_BENCH_CHECK=1 \
 			RS_BENCH_BSIZES="$FIG_VALUE" RS_BENCH_MS="$MS" \
 			RS_BENCH_POINTS="uniform-$N zipf-0.99"
 		;;

@@ -22,7 +22,8 @@
  *   -H PREFIX     write committed transactions to PREFIX.<cid>
  *   -B            broken: skip read validation (the checker must object)
  *   -D FILE       dump the final state to FILE ("F key ver val") and exit
- *                 (ending pending writes whose lease ran out first)
+ *                 (ending pending writes whose lease ran out first); with
+ *                 -k only keys 0..KEYS-1
  *   -L MS         PRISM-TX: lease of a pending write (500); a client that
  *                 finds one older ends it (tx.h, RECOVERY); 0: never
  *   -X STEP       tests of the recovery: the process kills itself
@@ -290,13 +291,14 @@ static int dump(const struct opts *o)
 		perror(o->dump);
 		return 1;
 	}
-	r = tx_dump(&c, f, &sum);
+	r = tx_dump(&c, f, &sum, o->keys);
 	if (fclose(f) || r < 0) {
 		fprintf(stderr, "tx_client: dump failed\n");
 		return 1;
 	}
 	printf("dump keys=%u sum=%" PRIu64 " pending=%d recovered_commits=%" PRIu64
-	       " recovered_aborts=%" PRIu64 "\n", c.nkeys, sum, r,
+	       " recovered_aborts=%" PRIu64 "\n",
+	       o->keys && o->keys < c.nkeys ? o->keys : c.nkeys, sum, r,
 	       c.st.recovered_commits, c.st.recovered_aborts);
 	txc_close(&c);
 	return r ? 1 : 0;

@@ -638,18 +638,20 @@ void tx_record_pending(const struct txc *c, const struct tx *t, FILE *f)
 	record(c, t, f, 'P');
 }
 
-int tx_dump(struct txc *c, FILE *f, uint64_t *sum)
+int tx_dump(struct txc *c, FILE *f, uint64_t *sum, uint32_t nkeys)
 {
 	struct tx t;
 	int pending = 0;
 
+	if (!nkeys || nkeys > c->nkeys)
+		nkeys = c->nkeys;
 	*sum = 0;
-	for (uint32_t k = 0; k < c->nkeys; k += TX_MAX_KEYS_TX) {
+	for (uint32_t k = 0; k < nkeys; k += TX_MAX_KEYS_TX) {
 		uint32_t keys[TX_MAX_KEYS_TX];
 		unsigned int n = 0;
 		int r;
 
-		for (uint32_t j = k; j < c->nkeys && n < TX_MAX_KEYS_TX; j++)
+		for (uint32_t j = k; j < nkeys && n < TX_MAX_KEYS_TX; j++)
 			keys[n++] = j;
 		tx_begin(c, &t);
 		r = tx_read(c, &t, keys, n);

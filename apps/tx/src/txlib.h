@@ -134,8 +134,11 @@ void tx_record(const struct txc *c, const struct tx *t, FILE *f);
 void tx_record_pending(const struct txc *c, const struct tx *t, FILE *f);
 /* Default lease of a pending write before others recover it (µs). */
 #define TX_LEASE_US	500000
-/* Final state of every key ("F key ver val"); returns pending/locked keys or <0. */
-int tx_dump(struct txc *c, FILE *f, uint64_t *sum);
+/*
+ * Final state of keys 0..nkeys-1 (0: every key) as "F key ver val" lines;
+ * returns pending/locked keys or <0.
+ */
+int tx_dump(struct txc *c, FILE *f, uint64_t *sum, uint32_t nkeys);
 
 /* The shard holding key. */
 int tx_shard_of(const struct txc *c, uint32_t key);
