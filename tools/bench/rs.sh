@@ -135,8 +135,8 @@ point() {
 		lin=true
 	fi
 	printf '{"point": "%s", "mode": "%s", "bsize": %s, "keys": %s, "zipf": %s, "failed": %s, "bytes_per_block": %s, "linearizable": %s, %s}' \
-		"$name" "$mode" "$bsize" "$keys" "$theta" "$failedops" "$lin" \
-		"${per_block[$([ "$SEPARATE" = 1 ] && echo "$mode" || echo both)]}" \
+		"$name" "$mode" "$bsize" "$keys" "$theta" "$failedops" \
+		"${per_block[$([ "$SEPARATE" = 1 ] && echo "$mode" || echo both)]}" "$lin" \
 		"$("$B/rs_check" lat "$work"/lat* | sed 's/^{//; s/}$//')"
 }
 

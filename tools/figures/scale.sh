@@ -19,7 +19,8 @@
 #
 # INSIDE the guest as root, with the memory it takes (three RS replicas of
 # 8 M blocks are about 13 GiB): `make scale` runs it (tools/vm/run.sh
-# --mem).  PRISM_SCALE_CLIENTS (4), PRISM_SCALE_MS (per point, 3000),
+# --mem).  PRISM_BENCH_COMMIT names the run's commit.
+# PRISM_SCALE_CLIENTS (4), PRISM_SCALE_MS (per point, 3000),
 # PRISM_SCALE_STORES ("kv tx rs").  Results in $PRISM_OUT/scale/: one
 # directory per store (the benchmark's JSON and log), then report.py scale
 # writes scale.csv, scale.md, scale.png and scale.summary.json.
