@@ -205,6 +205,12 @@ int prism_nl_fl_create_doit(struct sk_buff *skb, struct genl_info *info)
 	case -ENOSPC:
 		GENL_SET_ERR_MSG(info, "no free list id left on the endpoint");
 		goto out;
+	case -ENOMEM:
+		if (nla_get_u32(info->attrs[PRISM_ATTR_FL_CAPACITY]) > 65536)
+			NL_SET_ERR_MSG_ATTR(info->extack,
+					    info->attrs[PRISM_ATTR_FL_CAPACITY],
+					    "lists above 65536 buffers would take more kernel memory than the endpoint pinned, or out of memory");
+		goto out;
 	default:
 		goto out;
 	}

@@ -252,12 +252,15 @@ struct prism_freelist {
  * @regions: &struct prism_region by rkey; readers under RCU
  * @freelists: id -> &struct prism_freelist; readers under RCU
  * @pinned_pages: pages of user regions, accounted to mm->pinned_vm
+ * @fl_big_bytes: ring bytes of the free lists above 65536 buffers; at most
+ *                the bytes of @pinned_pages
  */
 struct prism_mem {
 	spinlock_t		lock;		/* writers of regions, freelists */
 	DECLARE_HASHTABLE(regions, PRISM_REGION_HASH_BITS);
 	struct xarray		freelists;
 	u64			pinned_pages;
+	u64			fl_big_bytes;
 };
 
 /* region.c; kernel-doc at the definitions. */

@@ -51,10 +51,12 @@
 /* Free lists per socket. */
 #define PRISM_MAX_FREELISTS	1024
 /*
- * Buffers in one free list: any list may hold PRISM_FL_SMALL_CAPACITY; a
- * larger one (up to PRISM_FL_MAX_CAPACITY) only as many as its region has
- * room for at 16 bytes each, the size of a ring entry, so its ring is never
- * larger than the region, whose pages RLIMIT_MEMLOCK already charges.
+ * Buffers in one free list: any list may hold PRISM_FL_SMALL_CAPACITY (1 MiB
+ * of ring, 1 GiB for all the lists of a socket, as before); a larger one
+ * (up to PRISM_FL_MAX_CAPACITY) only as many as its region has room for at
+ * 16 bytes each, the size of a ring entry, and the rings of all such lists
+ * of a socket together no larger than the pages it pinned, which
+ * RLIMIT_MEMLOCK already charges (mem->fl_big_bytes).
  */
 #define PRISM_FL_SMALL_CAPACITY	65536U
 #define PRISM_FL_MAX_CAPACITY	(16U << 20)
@@ -389,6 +391,7 @@ void prism_mem_destroy(struct prism_mem *mem)
 		kvfree_rcu(fl, rcu);
 	}
 	mem->pinned_pages = 0;
+	mem->fl_big_bytes = 0;
 	spin_unlock_bh(&mem->lock);
 
 	synchronize_rcu();
@@ -434,11 +437,14 @@ EXPORT_SYMBOL_IF_KUNIT(prism_freelist_capacity_ok);
  * Return: 0 on success; -EINVAL if @buf_size or @capacity is out of range;
  * -ENOENT if @mem has no region @rkey; -ENOSPC if all free list ids of @mem
  * are in use; -ENOMEM if out of memory (the ring, 16 bytes per buffer, is
- * charged to the caller's memory cgroup).
+ * charged to the caller's memory cgroup) or, above 65536 buffers, if the
+ * rings of @mem's lists that large would exceed the memory it pinned.
  */
 int prism_freelist_create(struct prism_mem *mem, u64 rkey, u32 buf_size,
 			  u32 capacity, u32 *id)
 {
+	u64 big = capacity > PRISM_FL_SMALL_CAPACITY ?
+		  (u64)capacity * sizeof(struct prism_fl_entry) : 0;
 	struct prism_freelist *fl;
 	struct prism_region *r;
 	int ret;
@@ -464,10 +470,14 @@ int prism_freelist_create(struct prism_mem *mem, u64 rkey, u32 buf_size,
 	else if (buf_size > r->len ||
 		 !prism_freelist_capacity_ok(r->len, buf_size, capacity))
 		ret = -EINVAL;
+	else if (mem->fl_big_bytes + big > mem->pinned_pages << PAGE_SHIFT)
+		ret = -ENOMEM;
 	else
 		ret = xa_alloc(&mem->freelists, &fl->id, fl,
 			       XA_LIMIT(1, PRISM_MAX_FREELISTS),
 			       GFP_ATOMIC | __GFP_ACCOUNT);
+	if (!ret)
+		mem->fl_big_bytes += big;
 	spin_unlock_bh(&mem->lock);
 	if (ret) {
 		kvfree(fl);
@@ -565,6 +575,8 @@ int prism_freelist_destroy(struct prism_mem *mem, u32 id)
 
 	spin_lock_bh(&mem->lock);
 	fl = xa_erase(&mem->freelists, id);
+	if (fl && fl->capacity > PRISM_FL_SMALL_CAPACITY)
+		mem->fl_big_bytes -= (u64)fl->capacity * sizeof(*fl->ring);
 	spin_unlock_bh(&mem->lock);
 	if (!fl)
 		return -ENOENT;

@@ -5,12 +5,58 @@
  */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
 #include <sys/mman.h>
 #include <unistd.h>
 
 #include "cases.h"
+
+/*
+ * Free lists above 65536 buffers: only as many as the region holds at 16
+ * bytes each, and all such lists' rings (16 B per buffer) within the
+ * memory the socket pinned: here one 4 MiB region.
+ */
+static void big_lists(struct client *c, int fd)
+{
+	const size_t len = 4u << 20;
+	unsigned char *mem = mmap(NULL, len, PROT_READ | PROT_WRITE,
+				  MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	__u64 rkey = 0, *addrs;
+	__u32 a = 0, b = 0, i;
+
+	(void)c;
+	addrs = calloc(70001, sizeof(*addrs));
+	if (mem == MAP_FAILED || !addrs) {
+		FAIL("4 MiB for the big lists");
+		return;
+	}
+	EXPECT_ERR(prism_reg_mr(fd, mem, len, PRISM_ACCESS_ALL, &rkey), 0, "REG_MR of 4 MiB");
+	EXPECT_ERR(prism_fl_create(fd, rkey, 64, 65537, &a), EINVAL,
+		   "FL_CREATE of 65537 64-byte buffers in 4 MiB (65536 fit)");
+	EXPECT_ERR(prism_fl_create(fd, rkey, 16, 262145, &a), EINVAL,
+		   "FL_CREATE of one 16-byte buffer more than 4 MiB holds");
+	EXPECT_ERR(prism_fl_create(fd, rkey, 16, 200000, &a), 0,
+		   "FL_CREATE of 200000 buffers (3.2 MB of ring, 4 MiB pinned)");
+	EXPECT_ERR(prism_fl_create(fd, rkey, 16, 100000, &b), ENOMEM,
+		   "FL_CREATE of 100000 more: the rings would outgrow the pinned memory");
+	EXPECT_ERR(prism_fl_create(fd, rkey, 16, 65536, &b), 0,
+		   "FL_CREATE of 65536 (small lists do not count)");
+	EXPECT_ERR(prism_fl_destroy(fd, b), 0, "FL_DESTROY of the small list");
+	for (i = 0; i < 70001; i++)
+		addrs[i] = (__u64)(uintptr_t)mem + 16ull * i;
+	EXPECT_ERR(prism_fl_post(fd, a, addrs, 65536), 0, "FL_POST of 65536 buffers");
+	EXPECT_ERR(prism_fl_post(fd, a, addrs + 65536, 4464), 0,
+		   "FL_POST of 4464 more: a list holds 70000");
+	EXPECT_ERR(prism_fl_destroy(fd, a), 0, "FL_DESTROY of the big list");
+	EXPECT_ERR(prism_fl_create(fd, rkey, 16, 100000, &b), 0,
+		   "FL_CREATE of 100000 once the big list is gone");
+	EXPECT_ERR(prism_fl_destroy(fd, b), 0, "FL_DESTROY");
+	EXPECT_ERR(prism_dereg_mr(fd, rkey), 0, "DEREG_MR of the 4 MiB region");
+	free(addrs);
+	munmap(mem, len);
+}
 
 int case_errno_ioctl(struct client *c)
 {
@@ -98,6 +144,7 @@ int case_errno_ioctl(struct client *c)
 	EXPECT_ERR(prism_dereg_mr(fd, rkey), 0, "DEREG_MR after its lists are gone");
 	EXPECT_ERR(ioctl(fd, _IO(PRISM_IOC_MAGIC, 99), 0) ? -errno : 0, ENOTTY,
 		   "unknown ioctl");
+	big_lists(c, fd);
 	close(fd);
 	munmap(mem, 8192);
 	return st_failed;
