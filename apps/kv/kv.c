@@ -21,6 +21,8 @@
  *   --seed N           random seed (default: pid)
  *   --load             store all records first, then exit
  *   --out FILE         result file for "kv merge" (default: stdout)
+ *   --ready FILE       written once set up, before waiting for --start
+ *   --start FILE       wait (at most 60 s) until FILE exists, then run
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -166,7 +168,7 @@ static int cmd_bench(int argc, char **argv)
 	double read_share, seconds = 3;
 	int workload = 0, zipf = 1, load = 0, err, ret = 0;
 	size_t vsize = 512, vlen;
-	const char *out = NULL;
+	const char *out = NULL, *ready = NULL, *start_file = NULL;
 	struct kv_keygen gen = { 0 };
 	struct store st = { 0 };
 	struct kv_rng rng;
@@ -181,6 +183,8 @@ static int cmd_bench(int argc, char **argv)
 		PU_OPT("seed", seed, "N", "random seed (default: pid)"),
 		PU_OPT_FLAG("load", load, "store all records first, then exit"),
 		PU_OPT("out", out, "FILE", "result file for \"kv merge\" (default: stdout)"),
+		PU_OPT("ready", ready, "FILE", "written once set up (keys chosen), before --start"),
+		PU_OPT("start", start_file, "FILE", "wait (60 s at most) until it exists, then run"),
 		PU_OPT_END,
 	};
 	const char *synopsis = "kv [--if IF] [--info FILE | --memcached IP:PORT] bench [options]";
@@ -216,6 +220,14 @@ static int cmd_bench(int argc, char **argv)
 	err = kv_keygen_init(&gen, records, zipf, 0.99);
 	if (err) {
 		ret = report("keys", err);
+		goto done;
+	}
+	/* A Zipf table of millions of keys takes seconds: start together. */
+	err = ready ? pu_write_atomic(ready, "ready\n") : 0;
+	if (!err && start_file)
+		err = pu_wait_file(start_file, 60000);
+	if (err) {
+		ret = report(err == -ETIMEDOUT ? start_file : ready, err);
 		goto done;
 	}
 	start = pu_now_ns();

@@ -416,7 +416,7 @@ static int cmd_cas_incr(int argc, char **argv)
 		return 1;
 	if (pu_write_atomic(o.ready, "ready\n"))
 		die("ready file", errno);
-	if (wait_for_file(o.go, 60000))
+	if (pu_wait_file(o.go, 60000))
 		die("waiting for the go file", ETIMEDOUT);
 	t0 = now_ms();
 	while (done < o.n) {

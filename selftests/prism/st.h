@@ -108,8 +108,6 @@ void st_mem_diff(const char *file, int line, const char *what,
  * Utilities
  */
 long long now_ms(void);
-/* Bounded wait for a file to exist (poll every few ms). */
-int wait_for_file(const char *path, int timeout_ms);
 /* Read/write server memory with process_vm_readv/writev. */
 int peek(pid_t pid, __u64 addr, void *buf, size_t len);
 int poke(pid_t pid, __u64 addr, const void *buf, size_t len);

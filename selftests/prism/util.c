@@ -81,19 +81,6 @@ long long now_ms(void)
 	return (long long)(pu_now_ns() / 1000000);
 }
 
-int wait_for_file(const char *path, int timeout_ms)
-{
-	long long end = now_ms() + timeout_ms;
-	struct timespec ts = { 0, 2 * 1000 * 1000 };
-
-	while (access(path, F_OK)) {
-		if (now_ms() > end)
-			return -ETIMEDOUT;
-		nanosleep(&ts, NULL);
-	}
-	return 0;
-}
-
 int srv_info_save(const char *path, const struct srv_info *s)
 {
 	char text[2048], mac[18];

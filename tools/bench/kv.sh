@@ -140,15 +140,24 @@ for sys in $SYSTEMS; do
 		fi
 		for wl in $WORKLOADS; do
 			for dist in $DISTS; do
-				t0=$(cpu_ticks "$server")
 				pids=()
+				rm -f "$work"/ready-* "$work/go"
 				for c in $(seq 2 $NHOSTS); do
 					kvh "$c" "$sys" bench --workload $wl --dist $dist \
 						--records "$RECORDS" --value "$value" \
 						--seconds "$SECONDS_PER_POINT" --seed $((c * 1000 + RANDOM)) \
+						--ready "$work/ready-$c" --start "$work/go" \
 						--out "$work/r-$c" 2>"$work/err-$c" &
 					pids+=($!)
 				done
+				# all set up (a Zipf table of millions of keys takes
+				# seconds), then all start at once
+				for c in $(seq 2 $NHOSTS); do
+					wait_file -i 0.05 "$work/ready-$c" 120000 "${pids[c - 2]}" ||
+						{ cat "$work/err-$c"; fail "$sys: client $c did not get ready"; }
+				done
+				t0=$(cpu_ticks "$server")
+				touch "$work/go"
 				for p in "${pids[@]}"; do wait "$p"; done
 				t1=$(cpu_ticks "$server")
 				res=$("$B/kv" merge "$work"/r-*) || fail "$sys $value $wl $dist: no results"

@@ -111,14 +111,21 @@ replicas() {
 # point NAME MODE KEYS THETA: one measurement; prints its JSON object.
 point() {
 	local name=$1 mode=$2 keys=$3 theta=$4 i cp=() hist=() lin=null
-	rm -f "$work/go" "$work"/lat*
+	rm -f "$work/go" "$work"/lat* "$work"/ready*
 	for i in $(seq "$NC"); do
 		[ "$CHECK" = 1 ] && hist=(--hist "$work/hist-$mode-$name-$i")
 		ip netns exec "$P$((4 + (i - 1) % 2))" "$B/rs_client" --if eth0 \
 			--info "$infos" --id "$i" --mode "$mode" --keys "$keys" \
 			--zipf "$theta" --writes 50 --duration "$MS" "${hist[@]}" \
-			--lat "$work/lat$i" --start "$work/go" >"$work/cout$i" 2>&1 &
+			--lat "$work/lat$i" --ready "$work/ready$i" --start "$work/go" \
+			>"$work/cout$i" 2>&1 &
 		cp+=($!)
+	done
+	# every client set up (a Zipf table over millions of blocks takes
+	# seconds), then all start at once
+	for i in $(seq "$NC"); do
+		wait_file -i 0.05 "$work/ready$i" 120000 "${cp[i - 1]}" ||
+			{ cat "$work"/cout* >&2; fail "client $i did not get ready"; }
 	done
 	touch "$work/go"
 	for i in "${cp[@]}"; do

@@ -10,6 +10,9 @@
  *			left out: they returned nothing);
  *   --lat FILE		"elapsed_us N" then one "g|p latency_us" line per
  *			successful operation.
+ * --ready FILE is written once the client is set up (its Zipf table built:
+ * seconds for millions of blocks in the guest), before it waits for
+ * --start FILE, so that a driver starts every client's run at once.
  * --progress FILE is written after --progress-after successful ops; with
  * --resume FILE the client then waits (bounded) until that file exists.
  * Times are CLOCK_MONOTONIC, shared by all netns of one kernel, so
@@ -19,7 +22,7 @@
  *
  *   rs_client --if IF --info F1,F2,F3 --id CID [--mode abd|lock]
  *	[--keys K] [--zipf THETA] [--writes PCT] [--ops N | --duration MS]
- *	[--hist FILE] [--lat FILE] [--start FILE] [--progress FILE]
+ *	[--hist FILE] [--lat FILE] [--ready FILE] [--start FILE] [--progress FILE]
  *	[--progress-after N] [--resume FILE] [--broken nowb|one|die-locked] [--seed S]
  *	[--chain-timeout MS] [--op-timeout MS] [--lease MS]
  */
@@ -63,24 +66,9 @@ static unsigned int reload_infos(struct rs_client *c, struct infos *in)
 	return changed;
 }
 
-/* Wait (bounded) until path exists: all clients start together. */
-static int wait_for(const char *path, int ms)
-{
-	struct timespec ts = { 0, 5 * 1000 * 1000 };
-	int waited = 0;
-
-	while (access(path, F_OK)) {
-		if (waited >= ms)
-			return -ETIMEDOUT;
-		nanosleep(&ts, NULL);
-		waited += 5;
-	}
-	return 0;
-}
-
 int main(int argc, char **argv)
 {
-	const char *hist_path = NULL, *lat_path = NULL, *start = NULL;
+	const char *hist_path = NULL, *lat_path = NULL, *start = NULL, *ready = NULL;
 	const char *progress = NULL, *infos = NULL, *resume = NULL;
 	unsigned long long nops = 0, duration_ms = 0, progress_after = 50;
 	unsigned int keys = 16, writes = 50, seq = 0;
@@ -113,6 +101,7 @@ int main(int argc, char **argv)
 		PU_OPT("duration", duration_ms, "MS", "stop after MS (one of --ops, --duration)"),
 		PU_OPT("hist", hist_path, "FILE", "history for the linearizability checker"),
 		PU_OPT("lat", lat_path, "FILE", "latency of every successful operation"),
+		PU_OPT("ready", ready, "FILE", "written once set up, before waiting for --start"),
 		PU_OPT("start", start, "FILE", "wait until it exists, then run"),
 		PU_OPT("progress", progress, "FILE", "written after --progress-after successes"),
 		PU_OPT("progress-after", progress_after, "N", "(default 50)"),
@@ -171,7 +160,14 @@ int main(int argc, char **argv)
 		return perror(hist_path), 1;
 	if (lat_path && !(lat = fopen(lat_path, "w")))
 		return perror(lat_path), 1;
-	if (start && wait_for(start, 60000)) {
+	if (ready) {
+		err = pu_write_atomic(ready, "ready\n");
+		if (err) {
+			fprintf(stderr, "rs_client: %s: %s\n", ready, strerror(-err));
+			return 1;
+		}
+	}
+	if (start && pu_wait_file(start, 60000)) {
 		fprintf(stderr, "rs_client: no start file %s\n", start);
 		return 1;
 	}
@@ -224,7 +220,7 @@ int main(int argc, char **argv)
 				fclose(f);
 			}
 			/* Barrier: the test injects a fault, then lets us go on. */
-			if (resume && wait_for(resume, 60000)) {
+			if (resume && pu_wait_file(resume, 60000)) {
 				fprintf(stderr, "rs_client: no resume file %s\n", resume);
 				return 1;
 			}

@@ -321,6 +321,19 @@ int pu_read_first_line(const char *path, char *buf, size_t cap)
 	return err;
 }
 
+int pu_wait_file(const char *path, int timeout_ms)
+{
+	uint64_t end = pu_now_ns() + (uint64_t)timeout_ms * 1000000;
+	struct timespec ts = { 0, 2 * 1000 * 1000 };
+
+	while (access(path, F_OK)) {
+		if (pu_now_ns() > end)
+			return -ETIMEDOUT;
+		nanosleep(&ts, NULL);
+	}
+	return 0;
+}
+
 /* ---- command-line options ---- */
 
 #define PU_OPTS_MAX	32

@@ -208,6 +208,11 @@ int pu_json_end(struct pu_json *j);
 int pu_write_atomic(const char *path, const char *text);
 /* The first line of path into buf: 0, -errno (open) or -EINVAL (empty). */
 int pu_read_first_line(const char *path, char *buf, size_t cap);
+/*
+ * Wait until path exists, polling every 2 ms (a start line that many
+ * processes wait on): 0, or -ETIMEDOUT after timeout_ms.
+ */
+int pu_wait_file(const char *path, int timeout_ms);
 
 /* ---- network namespaces ---- */
 

@@ -266,7 +266,15 @@ static void test_files(void)
 	   "first line read back");
 	ok(!pu_write_atomic(path, "") && pu_read_first_line(path, line, sizeof(line)) == -EINVAL,
 	   "empty file: -EINVAL");
+	ok(!pu_wait_file(path, 0), "wait for a file that exists: at once");
 	unlink(path);
+	{
+		uint64_t t0 = pu_now_ns();
+		int r = pu_wait_file(path, 30);
+
+		ok(r == -ETIMEDOUT && pu_now_ns() - t0 >= 30000000,
+		   "wait for a missing file: -ETIMEDOUT after its timeout (%d)", r);
+	}
 	ok(pu_read_first_line(path, line, sizeof(line)) == -ENOENT, "missing file: -ENOENT");
 	ok(pu_write_atomic("/nonexistent/dir/x", "x") == -ENOENT, "unwritable: -errno");
 	if (have)
