@@ -75,24 +75,22 @@ demo: deps
 	$(MAKE) all
 	tools/demo.sh
 
-# $(call bench_guest,SCRIPT,DEFAULT TIMEOUT): one guest run of a benchmark
-# script with the stock module, the commit recorded in its results.
+# $(call bench_guest,SCRIPT,DEFAULT TIMEOUT[,RUN.SH OPTIONS[,OUT]]): one guest
+# run of a benchmark script with the stock module, the commit recorded in
+# its results; OUT (emptied first) becomes its PRISM_OUT.
 define bench_guest
 	$(MAKE) user
+	$(if $(4),rm -rf $(4))
 	ko=$$(tools/kernel/build-module.sh stock | grep '/prism\.ko$$') && \
-	PRISM_KO=$$ko PRISM_BENCH_COMMIT=$$(git rev-parse --short HEAD 2>/dev/null) \
-		tools/vm/run.sh --kernel stock --timeout $${PRISM_TIMEOUT_BENCH:-$(2)} -- $(1)
+	PRISM_KO=$$ko $(if $(4),PRISM_OUT=$(CURDIR)/$(4)) \
+	PRISM_BENCH_COMMIT=$$(git rev-parse --short HEAD 2>/dev/null) \
+		tools/vm/run.sh --kernel stock $(3) --timeout $${PRISM_TIMEOUT_BENCH:-$(2)} -- $(1)
 endef
 
 # The paper's figures (tools/figures/all.sh, about 10 minutes in one guest);
 # the data, plots and ratio table then go to doc/results/figures/.
 figures: deps
-	$(MAKE) user
-	rm -rf build/figures
-	ko=$$(tools/kernel/build-module.sh stock | grep '/prism\.ko$$') && \
-	PRISM_KO=$$ko PRISM_OUT=$(CURDIR)/build/figures \
-	PRISM_BENCH_COMMIT=$$(git rev-parse --short HEAD 2>/dev/null) \
-		tools/vm/run.sh --kernel stock --timeout $${PRISM_TIMEOUT_BENCH:-7200} -- tools/figures/all.sh
+	$(call bench_guest,tools/figures/all.sh,7200,,build/figures)
 	mkdir -p doc/results/figures
 	cp build/figures/meta.json build/figures/figures.md build/figures/figures.json doc/results/figures/
 	for d in build/figures/fig*/; do f=$$(basename $$d); \
@@ -101,16 +99,10 @@ figures: deps
 	done
 
 # The three stores at the paper's scale, 8 M objects of 512 B each
-# (tools/figures/scale.sh; about 40 minutes in one guest of 15 GiB: the
+# (tools/figures/scale.sh; about 15 minutes in one guest of 15 GiB: the
 # host needs about 17 GiB free); results go to doc/results/scale/.
 scale: deps
-	$(MAKE) user
-	rm -rf build/scale
-	ko=$$(tools/kernel/build-module.sh stock | grep '/prism\.ko$$') && \
-	PRISM_KO=$$ko PRISM_OUT=$(CURDIR)/build/scale \
-	PRISM_BENCH_COMMIT=$$(git rev-parse --short HEAD 2>/dev/null) \
-		tools/vm/run.sh --kernel stock --mem $${PRISM_SCALE_MEM:-15360} \
-		--timeout $${PRISM_TIMEOUT_BENCH:-7200} -- tools/figures/scale.sh
+	$(call bench_guest,tools/figures/scale.sh,7200,--mem $${PRISM_SCALE_MEM:-15360},build/scale)
 	mkdir -p doc/results/scale
 	cp build/scale/scale/scale.md build/scale/scale/scale.csv build/scale/scale/scale.png \
 		build/scale/scale/scale.summary.json build/scale/scale/config.json doc/results/scale/
