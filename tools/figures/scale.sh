@@ -14,8 +14,8 @@
 #       PRISM_TX_CHECK).
 #   RS: 3 replicas of every block, one protocol's state at a time
 #       (rs.sh RS_BENCH_SEPARATE=1), uniform over all blocks and Zipf 0.99,
-#       50% writes; every point's history is checked linearizable
-#       (RS_BENCH_CHECK).
+#       50% writes; after every point each protocol's histories since its
+#       replicas started are checked linearizable (RS_BENCH_CHECK).
 #
 # INSIDE the guest as root, with the memory it takes (three RS replicas of
 # 8 M blocks are about 13 GiB): `make scale` runs it (tools/vm/run.sh
