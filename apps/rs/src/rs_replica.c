@@ -257,14 +257,17 @@ int main(int argc, char **argv)
 	ri.bsize = bsize;
 	if (rs_info_format(&ri, line, sizeof(line)) < 0)
 		die("info line", ENOSPC);
-	err = pu_write_atomic(argv[argi + 2], line);
-	if (err)
-		die("write info file", err);
-	/* Per block: meta, its buffer and the buffer's free list entry (16 B). */
+	/*
+	 * Per block: meta, its buffer and the buffer's free list entry (16 B).
+	 * Printed before the info line, which tells a driver to read it.
+	 */
 	fprintf(stderr, "rs_replica: blocks=%u bsize=%u store=%s per_block_B=%.1f region_MiB=%.1f\n",
 		blocks, bsize, store == 0 ? "both" : store == 1 ? "abd" : "lock",
 		(double)(meta_len + lock_len + (__u64)nbufs * (bufsz + 16)) / blocks,
 		(double)region_len / (1 << 20));
+	err = pu_write_atomic(argv[argi + 2], line);
+	if (err)
+		die("write info file", err);
 	fprintf(stderr, "rs_replica: %s", line);
 
 	/* Only buffer recycling wakes us up. */
