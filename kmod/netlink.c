@@ -63,7 +63,7 @@ enum prism_nl_mcgrp {
 /* Not const: the 6.1 policy points to them through a non-const pointer. */
 static struct netlink_range_validation prism_nl_capacity_range = {
 	.min	= 1,
-	.max	= PRISM_NL_FL_MAX_CAPACITY,
+	.max	= PRISM_FL_MAX_CAPACITY,	/* region.c checks the region */
 };
 
 /* 60000 does not fit NLA_POLICY_MAX's s16: a full range. */

@@ -161,7 +161,9 @@ int prism_nl_fl_create_doit(struct sk_buff *skb, struct genl_info *info)
 {
 	struct prism_freelist *fl;
 	struct prism_sock *psk;
+	struct nlattr *cap_attr = info->attrs[PRISM_ATTR_FL_CAPACITY];
 	struct sk_buff *msg;
+	bool big;
 	u32 id;
 	int err;
 
@@ -170,6 +172,8 @@ int prism_nl_fl_create_doit(struct sk_buff *skb, struct genl_info *info)
 	    prism_nl_missing(info, PRISM_ATTR_FL_BUF_SIZE) ||
 	    prism_nl_missing(info, PRISM_ATTR_FL_CAPACITY))
 		return -EINVAL;
+	/* Above the small capacity a list is checked against its region. */
+	big = nla_get_u32(cap_attr) > PRISM_FL_SMALL_CAPACITY;
 	psk = prism_nl_fl_begin(info, &msg);
 	if (IS_ERR(psk))
 		return PTR_ERR(psk);
@@ -179,8 +183,7 @@ int prism_nl_fl_create_doit(struct sk_buff *skb, struct genl_info *info)
 	err = prism_freelist_create(&psk->mem,
 				    nla_get_u64(info->attrs[PRISM_ATTR_RKEY]),
 				    nla_get_u32(info->attrs[PRISM_ATTR_FL_BUF_SIZE]),
-				    nla_get_u32(info->attrs[PRISM_ATTR_FL_CAPACITY]),
-				    &id);
+				    nla_get_u32(cap_attr), &id);
 	if (!err)
 		prism_notify_fl(psk, PRISM_CMD_FREELIST_NEW, id);
 	release_sock(&psk->sk);
@@ -192,10 +195,8 @@ int prism_nl_fl_create_doit(struct sk_buff *skb, struct genl_info *info)
 				    "no region with this rkey on the endpoint");
 		goto out;
 	case -EINVAL:
-		/* Above 65536 the count is checked against the region. */
-		if (nla_get_u32(info->attrs[PRISM_ATTR_FL_CAPACITY]) > 65536)
-			NL_SET_ERR_MSG_ATTR(info->extack,
-					    info->attrs[PRISM_ATTR_FL_CAPACITY],
+		if (big)
+			NL_SET_ERR_MSG_ATTR(info->extack, cap_attr,
 					    "more buffers than the region holds");
 		else
 			NL_SET_ERR_MSG_ATTR(info->extack,
@@ -206,9 +207,8 @@ int prism_nl_fl_create_doit(struct sk_buff *skb, struct genl_info *info)
 		GENL_SET_ERR_MSG(info, "no free list id left on the endpoint");
 		goto out;
 	case -ENOMEM:
-		if (nla_get_u32(info->attrs[PRISM_ATTR_FL_CAPACITY]) > 65536)
-			NL_SET_ERR_MSG_ATTR(info->extack,
-					    info->attrs[PRISM_ATTR_FL_CAPACITY],
+		if (big)
+			NL_SET_ERR_MSG_ATTR(info->extack, cap_attr,
 					    "lists above 65536 buffers would take more kernel memory than the endpoint pinned, or out of memory");
 		goto out;
 	default:

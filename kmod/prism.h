@@ -222,6 +222,17 @@ struct prism_fl_entry {
 	unsigned long	rcu_cookie;
 };
 
+/*
+ * Buffers in one free list: any list may hold PRISM_FL_SMALL_CAPACITY (1 MiB
+ * of ring, 1 GiB for all the lists of a socket); a larger one (up to
+ * PRISM_FL_MAX_CAPACITY) only as many as its region has room for at 16
+ * bytes each, the size of a ring entry, and the rings of all such lists of
+ * a socket together no larger than the pages it pinned, which
+ * RLIMIT_MEMLOCK already charges (prism_mem.fl_big_bytes; region.c).
+ */
+#define PRISM_FL_SMALL_CAPACITY	65536U
+#define PRISM_FL_MAX_CAPACITY	(16U << 20)
+
 /**
  * struct prism_freelist - ring of buffers of one size inside a region
  * @id: id of the list in &prism_mem.freelists

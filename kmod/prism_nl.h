@@ -13,12 +13,6 @@
 #include <net/genetlink.h>
 #include "prism_net.h"
 
-/*
- * Largest free list region.c accepts (its PRISM_FL_MAX_CAPACITY; above
- * 65536 only in a region large enough, which it checks).
- */
-#define PRISM_NL_FL_MAX_CAPACITY	(16U << 20)
-
 extern struct genl_family prism_genl_family;
 
 /* Position of a dump between calls, kept in netlink_callback.ctx. */

@@ -50,16 +50,6 @@
 
 /* Free lists per socket. */
 #define PRISM_MAX_FREELISTS	1024
-/*
- * Buffers in one free list: any list may hold PRISM_FL_SMALL_CAPACITY (1 MiB
- * of ring, 1 GiB for all the lists of a socket, as before); a larger one
- * (up to PRISM_FL_MAX_CAPACITY) only as many as its region has room for at
- * 16 bytes each, the size of a ring entry, and the rings of all such lists
- * of a socket together no larger than the pages it pinned, which
- * RLIMIT_MEMLOCK already charges (mem->fl_big_bytes).
- */
-#define PRISM_FL_SMALL_CAPACITY	65536U
-#define PRISM_FL_MAX_CAPACITY	(16U << 20)
 /* Pages pinned per pin_user_pages_fast() call. */
 #define PRISM_PIN_BATCH		512
 /* Largest region, in pages: the page array stays below INT_MAX bytes. */

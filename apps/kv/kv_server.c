@@ -154,14 +154,13 @@ static int layout(struct server *s, uint32_t nbufs, int pcls, uint32_t pn)
 }
 
 /*
- * Records 0..n-1 of kv bench, each in buffer i of its class and in the
- * first EMPTY slot of its probe sequence, at version 1 (what a first PUT
- * makes).  Before registration: no reader yet.
+ * Records 0..n-1 of kv bench, each in buffer i of class cls (the class of
+ * their entries) and in the first EMPTY slot of its probe sequence, at
+ * version 1 (what a first PUT makes).  Before registration: no reader yet.
  */
-static int preload(struct server *s, uint32_t n, uint32_t vsize)
+static int preload(struct server *s, int cls, uint32_t n, uint32_t vsize)
 {
 	static unsigned char val[KV_MAX_VALUE];
-	int cls = kv_class_for(kv_entry_len(KV_KEY_LEN, vsize));
 	struct size_class *c = &s->cls[cls];
 	struct kv_slot slot;
 	uint64_t idx, probes;
@@ -539,7 +538,7 @@ int main(int argc, char **argv)
 	if (npre) {
 		uint64_t t0 = pu_now_ns();
 
-		err = preload(&s, npre, vsize);
+		err = preload(&s, pcls, npre, vsize);
 		if (err)
 			return die("preload", err);
 		/*

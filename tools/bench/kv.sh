@@ -140,7 +140,7 @@ for sys in $SYSTEMS; do
 		fi
 		for wl in $WORKLOADS; do
 			for dist in $DISTS; do
-				pids=()
+				pids=() ready=()
 				rm -f "$work"/ready-* "$work/go"
 				for c in $(seq 2 $NHOSTS); do
 					kvh "$c" "$sys" bench --workload $wl --dist $dist \
@@ -149,13 +149,12 @@ for sys in $SYSTEMS; do
 						--ready "$work/ready-$c" --start "$work/go" \
 						--out "$work/r-$c" 2>"$work/err-$c" &
 					pids+=($!)
+					ready+=("$work/ready-$c" $!)
 				done
 				# all set up (a Zipf table of millions of keys takes
 				# seconds), then all start at once
-				for c in $(seq 2 $NHOSTS); do
-					wait_file -i 0.05 "$work/ready-$c" 120000 "${pids[c - 2]}" ||
-						{ cat "$work/err-$c"; fail "$sys: client $c did not get ready"; }
-				done
+				wait_ready "${ready[@]}" ||
+					{ cat "$work"/err-*; fail "$sys: a client did not get ready"; }
 				t0=$(cpu_ticks "$server")
 				touch "$work/go"
 				for p in "${pids[@]}"; do wait "$p"; done

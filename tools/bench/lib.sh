@@ -49,6 +49,13 @@
 #                             PREFIX1..N on bridge br-PREFIX), removed on exit
 #   bench_pids+=($!)          background job killed on exit
 #   wait_file FILE MS [PID]   from tools/lib/wait.sh (sourced by hosts.sh)
+#   wait_ready FILE PID [FILE PID...]
+#                             clients that write FILE once set up (kv
+#                             bench, rs_client --ready): wait for each (2
+#                             min at most, while its PID lives); status 1
+#                             at the first that never appears.  Then the
+#                             caller creates their --start file: they all
+#                             start at once
 #   bench_plot PNG TITLE      gnuplot: two stacked histogram plots (PNG,
 #                             1100x800) under TITLE; the rest of the
 #                             gnuplot script (ylabels, plots) on stdin; a
@@ -227,6 +234,14 @@ veth_pair() {
 	done
 	ip -n "$nsa" link set "$ifa" up
 	ip -n "$nsb" link set "$ifb" up
+}
+
+wait_ready() {
+	while [ $# -ge 2 ]; do
+		wait_file -i 0.05 "$1" 120000 "$2" ||
+			{ echo "$bench_name: $1 never appeared" >&2; return 1; }
+		shift 2
+	done
 }
 
 ab_alternate() {

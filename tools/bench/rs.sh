@@ -84,9 +84,7 @@ hosts_up $P $NH || fail "hosts_up"
 
 # replicas BSIZE STORE: (re)start the 3 replicas with BLOCKS blocks of BSIZE
 # bytes (the replica's default spare buffers: at most 64 MiB), holding
-# STORE's state (rs_replica --store); per_block[STORE]: their bytes per
-# block.
-declare -A per_block
+# STORE's state (rs_replica --store); $per_block: their bytes per block.
 replicas() {
 	local i
 	stop_pids
@@ -104,13 +102,13 @@ replicas() {
 		wait_file -i 0.2 "$work/info$i" 1800000 "${pids[i - 1]}" ||
 			{ cat "$work/rlog$i"; fail "replica $i"; }
 	done
-	per_block[$2]=$(sed -n 's/.*per_block_B=\([0-9.]*\).*/\1/p' "$work/rlog1")
+	per_block=$(sed -n 's/.*per_block_B=\([0-9.]*\).*/\1/p' "$work/rlog1")
 	grep -h 'per_block_B=' "$work/rlog1"
 }
 
 # point NAME MODE KEYS THETA: one measurement; prints its JSON object.
 point() {
-	local name=$1 mode=$2 keys=$3 theta=$4 i cp=() hist=() lin=null
+	local name=$1 mode=$2 keys=$3 theta=$4 i cp=() ready=() hist=() lin=null
 	rm -f "$work/go" "$work"/lat* "$work"/ready*
 	for i in $(seq "$NC"); do
 		[ "$CHECK" = 1 ] && hist=(--hist "$work/hist-$mode-$name-$i")
@@ -120,13 +118,11 @@ point() {
 			--lat "$work/lat$i" --ready "$work/ready$i" --start "$work/go" \
 			>"$work/cout$i" 2>&1 &
 		cp+=($!)
+		ready+=("$work/ready$i" $!)
 	done
 	# every client set up (a Zipf table over millions of blocks takes
 	# seconds), then all start at once
-	for i in $(seq "$NC"); do
-		wait_file -i 0.05 "$work/ready$i" 120000 "${cp[i - 1]}" ||
-			{ cat "$work"/cout* >&2; fail "client $i did not get ready"; }
-	done
+	wait_ready "${ready[@]}" || { cat "$work"/cout* >&2; fail "a client did not get ready"; }
 	touch "$work/go"
 	for i in "${cp[@]}"; do
 		wait "$i" || { cat "$work"/cout* >&2; fail "client failed"; }
@@ -143,7 +139,7 @@ point() {
 	fi
 	printf '{"point": "%s", "mode": "%s", "bsize": %s, "keys": %s, "zipf": %s, "failed": %s, "bytes_per_block": %s, "linearizable": %s, %s}' \
 		"$name" "$mode" "$bsize" "$keys" "$theta" "$failedops" \
-		"${per_block[$([ "$SEPARATE" = 1 ] && echo "$mode" || echo both)]}" "$lin" \
+		"$per_block" "$lin" \
 		"$("$B/rs_check" lat "$work"/lat* | sed 's/^{//; s/}$//')"
 }
 

@@ -238,7 +238,8 @@ def scale(d):
     out, bad = [], False
     csv = ["store,system,point,clients,throughput_ops_s,mean_us,p99_us,bytes_per_object,errors"]
     for kind in ("kv", "tx", "rs"):
-        rows = rows_of(kind, os.path.join(d, kind)) if os.path.isdir(os.path.join(d, kind)) else []
+        sub = os.path.join(d, kind)
+        rows = rows_of(kind, sub) if os.path.isdir(sub) else []
         if not rows:
             continue
         ps, bs = pair(kind)
