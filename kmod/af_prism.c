@@ -834,6 +834,7 @@ static int __init prism_init(void)
 		pr_err("ethertype=0x%04x is IP's\n", ethertype);
 		return -EINVAL;
 	}
+	prism_engine_init();
 	err = prism_udp_init();
 	if (err)
 		return err;

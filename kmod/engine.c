@@ -32,7 +32,6 @@
 #include <linux/export.h>
 #include <linux/highmem.h>
 #include <linux/hash.h>
-#include <linux/once.h>
 #include <linux/spinlock.h>
 #include "compat.h"
 #include <kunit/visibility.h>
@@ -48,8 +47,15 @@ struct prism_stripe {
 
 static struct prism_stripe prism_stripes[BIT(PRISM_STRIPE_BITS)];
 
-/* One lockdep class for all stripes; done once, before the first op. */
-static void prism_stripes_init(void)
+/**
+ * prism_engine_init() - set the engine up before its first op
+ *
+ * Initializes the stripe locks, all of one lockdep class.  Called once, at
+ * module load (and by the fuzzer's setup), before any chain can run: not
+ * by a DO_ONCE() in prism_engine_execute(), whose static key would patch
+ * the engine's text at its first use while other CPUs run it.
+ */
+void prism_engine_init(void)
 {
 	unsigned int i;
 
@@ -758,7 +764,6 @@ int prism_engine_execute(struct prism_exec_ctx *ctx, const u8 *req,
 	int st = PRISM_S_OK;
 	unsigned int i;
 
-	DO_ONCE(prism_stripes_init);
 	ctx->ops_failed = 0;
 	ctx->rekeys = 0;
 	ctx->rekeys_refused = 0;

@@ -331,6 +331,7 @@ struct prism_exec_ctx {
 };
 
 /* engine.c */
+void prism_engine_init(void);
 int prism_engine_execute(struct prism_exec_ctx *ctx, const u8 *req,
 			 u32 req_len, u8 nops, u8 *resp, u32 resp_cap);
 

@@ -290,6 +290,7 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
 {
 	(void)argc;
 	(void)argv;
+	prism_engine_init();
 	fz_regions_init();
 	fz_images_init();
 	return 0;

@@ -50,6 +50,47 @@ n=0
 [ -n "$sparse_out" ] && n=$(wc -l <<< "$sparse_out") && echo "$sparse_out"
 echo "lint: sparse: $n finding(s)"
 
+# Static keys of the module's own (DO_ONCE, net_get_random_once,
+# DEFINE_STATIC_KEY_*): flipping one patches the module's text while other
+# CPUs may run it, and qemu's TCG (the test guests) can go on running a
+# stale translation of the int3 the patch put there: the guest hangs in
+# an int3 loop (tools/vm/hang-dump.py names it).  Tracepoints (patched
+# only when a user enables an event) and the kernel's keys are fine.
+ko=$repo/kmod/prism.ko
+own_keys=$(python3 - "$ko" <<'EOF'
+import subprocess, sys
+ko = sys.argv[1]
+syms = {}	# section -> [(offset, name)]; defined names
+defined = set()
+for l in subprocess.run(["objdump", "-t", ko], capture_output=True, text=True).stdout.splitlines():
+    f = l.split()
+    # ADDRESS FLAGS... SECTION SIZE NAME
+    if len(f) >= 4 and len(f[0]) == 16 and f[-3] != "*UND*":
+        syms.setdefault(f[-3], []).append((int(f[0], 16), f[-1]))
+        defined.add(f[-1])
+keys = set()
+for l in subprocess.run(["objdump", "-r", "-j", "__jump_table", ko],
+                        capture_output=True, text=True).stdout.splitlines():
+    f = l.split()
+    if len(f) != 3 or f[1] != "R_X86_64_PC64" or f[2].startswith("__tracepoint_"):
+        continue
+    sym, _, off = f[2].partition("+")
+    off = int(off, 16) if off else 0
+    if sym in syms:	# a section: the module's symbol at that offset
+        below = [s for s in syms[sym] if s[0] <= off]
+        keys.add(max(below)[1] if below else "%s+%#x" % (sym, off))
+    elif sym in defined:
+        keys.add(sym)
+print("\n".join(sorted(keys)))
+EOF
+)
+j=0
+for key in $own_keys; do
+	echo "kmod/prism.ko: static key $key is the module's own: flipping it patches running text (use an init function, not DO_ONCE/static branches)"
+	j=$((j + 1))
+done
+echo "lint: module static keys: $j finding(s)"
+
 # kernel-doc: warnings of the comments that are there (missing or unknown
 # parameters, a comment naming another function than the one after it),
 # then the functions that must have one and have none.
@@ -83,4 +124,4 @@ done
 k=0
 [ -n "$kd_out" ] && k=$(wc -l <<< "$kd_out") && echo "$kd_out"
 echo "lint: kernel-doc: $k finding(s)"
-[ "$findings" = 0 ] && [ "$n" = 0 ] && [ "$k" = 0 ]
+[ "$findings" = 0 ] && [ "$n" = 0 ] && [ "$j" = 0 ] && [ "$k" = 0 ]

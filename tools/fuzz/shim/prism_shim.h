@@ -141,14 +141,6 @@ void prism_fuzz_warn(const char *cond, const char *file, int line);
 	__w; })
 #define WARN_ON(cond)		WARN_ON_ONCE(cond)
 
-#define DO_ONCE(func, ...) do {						\
-	static bool __done;						\
-	if (!__done) {							\
-		__done = true;						\
-		func(__VA_ARGS__);					\
-	}								\
-} while (0)
-
 #define EXPORT_SYMBOL(sym)		extern int prism_fuzz_export_dummy
 #define EXPORT_SYMBOL_GPL(sym)		extern int prism_fuzz_export_dummy
 #define EXPORT_SYMBOL_IF_KUNIT(sym)	extern int prism_fuzz_export_dummy

@@ -1,6 +1,0 @@
-/* SPDX-License-Identifier: GPL-2.0 */
-/* Fuzzer stand-in for <linux/once.h>: see ../prism_shim.h. */
-#ifndef _PRISM_FUZZ_LINUX_ONCE_H
-#define _PRISM_FUZZ_LINUX_ONCE_H
-#include "../prism_shim.h"
-#endif
