@@ -7,6 +7,7 @@
  *   kv [--if IF] [--info FILE] delete KEY
  *   kv [--if IF] [--info FILE | --memcached IP:PORT] bench [options]
  *   kv merge FILE...                            combine bench result files
+ *                                               (of processes, of hosts)
  *
  * --if defaults to eth0, --info to $KV_INFO.  The server may be PRISM-KV or
  * Pilaf (the address file says which).  Exit status: 0 ok, 1 key not
@@ -14,10 +15,15 @@
  *
  * bench options:
  *   --workload A|B|C   read share 50 / 95 / 100 %          (default A)
- *   --dist uniform|zipf  key popularity, Zipf theta 0.99    (default zipf)
+ *   --dist uniform|zipf  key popularity                     (default zipf)
+ *   --theta T          Zipf parameter, 0..10                (default 0.99)
  *   --records N        keys 00000000.. (8 bytes, as the paper's; default 1000)
  *   --value N          value bytes (default 512)
  *   --seconds S        run time (default 3)
+ *   --depth D          D operations in flight: D closed loops, each a
+ *                      thread with its own client (default 1, at most 256)
+ *   --interval MS      also record the operations completed in each MS ms
+ *                      since the start: the timeline (default none)
  *   --seed N           random seed (default: pid)
  *   --load             store all records first, then exit
  *   --out FILE         result file for "kv merge" (default: stdout)
@@ -26,6 +32,8 @@
  */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <math.h>
+#include <pthread.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -158,28 +166,189 @@ static int store_put(struct store *s, const char *key, const void *val,
 	return kv_put(s->kv, key, strlen(key), val, vlen);
 }
 
+/*
+ * One closed loop of the benchmark: a thread with its own client (its own
+ * PRISM socket, or memcached connection), one operation in flight.
+ */
+struct bench_cfg {
+	const struct kv_keygen	*gen;
+	double			read_share;
+	size_t			vsize;
+	uint64_t		start;		/* pu_now_ns() of the start */
+	uint64_t		end;
+	uint64_t		interval_ns;	/* of the timeline, 0: none */
+	size_t			n_iv;		/* timeline intervals */
+};
+
+struct bench_loop {
+	const struct bench_cfg	*cfg;
+	struct store		st;
+	struct kv_rng		rng;
+	struct pu_hist		*hist;
+	uint64_t		*timeline;	/* ops completed per interval */
+	uint64_t		ops, errors, seq, last;
+	pthread_t		thread;
+	unsigned char		val[KV_MAX_ENTRY], got[KV_MAX_ENTRY];
+};
+
+static void *bench_loop_run(void *arg)
+{
+	struct bench_loop *l = arg;
+	const struct bench_cfg *cfg = l->cfg;
+	uint64_t t0, t1, k;
+	size_t vlen;
+	char key[32];
+	int err;
+
+	for (t0 = cfg->start; t0 < cfg->end; t0 = t1) {
+		k = kv_keygen_next(cfg->gen, &l->rng);
+		kv_key_name(k, key, sizeof(key));
+		if (kv_rng_unit(&l->rng) < cfg->read_share) {
+			err = store_get(&l->st, key, l->got, sizeof(l->got), &vlen);
+			/* whole values of the right size, never torn */
+			if (!err && (vlen != cfg->vsize || !kv_value_ok(l->got, vlen)))
+				err = -EBADMSG;
+		} else {
+			kv_value_fill(l->val, cfg->vsize, k, ++l->seq);
+			err = store_put(&l->st, key, l->val, cfg->vsize);
+		}
+		t1 = pu_now_ns();
+		if (err) {
+			if (!l->errors++)
+				report("bench op", err);
+			continue;
+		}
+		l->ops++;
+		pu_hist_record(l->hist, t1 - t0);
+		if (cfg->interval_ns) {
+			uint64_t iv = (t1 - cfg->start) / cfg->interval_ns;
+
+			l->timeline[iv < cfg->n_iv ? iv : cfg->n_iv - 1]++;
+		}
+	}
+	l->last = t0;
+	return NULL;
+}
+
+static void bench_store_close(struct store *st)
+{
+	if (st->is_mc)
+		mc_close(&st->mc);
+	else if (st->kv)
+		kv_client_close(st->kv);
+}
+
+static int bench_store_open(struct store *st)
+{
+	int err;
+
+	if (!mc_addr)
+		return open_client(&st->kv) ? 3 : 0;
+	st->is_mc = 1;
+	err = mc_connect(&st->mc, mc_addr);
+	return err ? report("memcached connect", err) : 0;
+}
+
+static int bench_load(struct store *st, uint64_t records, size_t vsize)
+{
+	static unsigned char val[KV_MAX_ENTRY];
+	char key[32];
+	uint64_t i;
+	int err;
+
+	for (i = 0; i < records; i++) {
+		kv_key_name(i, key, sizeof(key));
+		kv_value_fill(val, vsize, i, 0);
+		err = store_put(st, key, val, vsize);
+		if (err)
+			return report("load", err);
+	}
+	printf("loaded %" PRIu64 " records of %zu bytes\n", records, vsize);
+	return 0;
+}
+
+/*
+ * The result file "kv merge" reads: "run OPS ERRORS SECONDS", the latency
+ * histogram, the clients' counters, and with --interval the timeline
+ * "timeline MS N0 N1 ..." (operations completed in each interval).
+ */
+static int bench_write(const char *out, struct bench_loop *loops,
+		       unsigned int n, const struct bench_cfg *cfg)
+{
+	static struct pu_hist all;
+	struct kv_client_stats sum = { 0 };
+	uint64_t ops = 0, errors = 0, last = cfg->start;
+	unsigned int t;
+	size_t i;
+	FILE *f;
+
+	for (t = 0; t < n; t++) {
+		ops += loops[t].ops;
+		errors += loops[t].errors;
+		if (loops[t].last > last)
+			last = loops[t].last;
+		pu_hist_merge(&all, loops[t].hist);
+		if (!loops[t].st.is_mc) {
+			const struct kv_client_stats *cs = kv_client_stats(loops[t].st.kv);
+
+			sum.probes += cs->probes;
+			sum.torn_reads += cs->torn_reads;
+			sum.cas_failures += cs->cas_failures;
+			sum.no_buffer += cs->no_buffer;
+			sum.recycled += cs->recycled;
+		}
+	}
+	f = out ? fopen(out, "w") : stdout;
+	if (!f)
+		return report(out, -errno);
+	fprintf(f, "run %" PRIu64 " %" PRIu64 " %.6f\n", ops, errors,
+		(double)(last - cfg->start) / 1e9);
+	pu_hist_write(&all, f);
+	if (!mc_addr)
+		fprintf(f, "client probes=%" PRIu64 " torn=%" PRIu64 " cas_failures=%"
+			PRIu64 " no_buffer=%" PRIu64 " recycled=%" PRIu64 "\n",
+			sum.probes, sum.torn_reads, sum.cas_failures, sum.no_buffer,
+			sum.recycled);
+	if (cfg->interval_ns) {
+		fprintf(f, "timeline %" PRIu64, cfg->interval_ns / 1000000);
+		for (i = 0; i < cfg->n_iv; i++) {
+			uint64_t c = 0;
+
+			for (t = 0; t < n; t++)
+				c += loops[t].timeline[i];
+			fprintf(f, " %" PRIu64, c);
+		}
+		fputc('\n', f);
+	}
+	if (out && fclose(f))
+		return report(out, -errno);
+	return 0;
+}
+
+#define KV_BENCH_MAX_DEPTH	256
+#define KV_BENCH_MAX_IV		100000
+
 static int cmd_bench(int argc, char **argv)
 {
 	static const double read_shares[] = { 0.5, 0.95, 1.0 };
-	static unsigned char val[KV_MAX_ENTRY], got[KV_MAX_ENTRY];
-	static struct pu_hist hist;
-	uint64_t records = 1000, seed = (uint64_t)getpid(), ops = 0, errors = 0;
-	uint64_t start, end, t0, seq = 0, i;
-	double read_share, seconds = 3;
+	uint64_t records = 1000, seed = (uint64_t)getpid(), interval_ms = 0;
+	unsigned int depth = 1, t, started = 0;
+	double seconds = 3, theta = 0.99;
 	int workload = 0, zipf = 1, load = 0, err, ret = 0;
-	size_t vsize = 512, vlen;
+	size_t vsize = 512;
 	const char *out = NULL, *ready = NULL, *start_file = NULL;
 	struct kv_keygen gen = { 0 };
-	struct store st = { 0 };
-	struct kv_rng rng;
-	char key[32];
-	FILE *f;
+	struct bench_cfg cfg = { 0 };
+	struct bench_loop *loops = NULL;
 	const struct pu_opt opts[] = {
 		PU_OPT_CHOICE("workload", workload, "A|B|C", "read share 50 / 95 / 100 % (default A)"),
-		PU_OPT_CHOICE("dist", zipf, "uniform|zipf", "key popularity, Zipf theta 0.99 (default zipf)"),
+		PU_OPT_CHOICE("dist", zipf, "uniform|zipf", "key popularity (default zipf)"),
+		PU_OPT("theta", theta, "T", "Zipf parameter, 0 <= T <= 10 (default 0.99)"),
 		PU_OPT("records", records, "N", "keys 00000000.. (default 1000)"),
 		PU_OPT("value", vsize, "N", "value bytes (default 512)"),
 		PU_OPT("seconds", seconds, "S", "run time (default 3)"),
+		PU_OPT("depth", depth, "D", "operations in flight: D closed loops, each a thread with its own client (default 1)"),
+		PU_OPT("interval", interval_ms, "MS", "record the operations completed per MS ms (the timeline; default none)"),
 		PU_OPT("seed", seed, "N", "random seed (default: pid)"),
 		PU_OPT_FLAG("load", load, "store all records first, then exit"),
 		PU_OPT("out", out, "FILE", "result file for \"kv merge\" (default: stdout)"),
@@ -191,33 +360,41 @@ static int cmd_bench(int argc, char **argv)
 
 	if (pu_parse_opts(argc, argv, opts, synopsis) < 0)
 		return 2;
-	read_share = read_shares[workload];
-	if (!records || records > KV_MAX_RECORDS || vsize > sizeof(val) ||
-	    seconds <= 0)
+	if (!records || records > KV_MAX_RECORDS || vsize > KV_MAX_VALUE ||
+	    seconds <= 0 || seconds > 86400 || !depth || depth > KV_BENCH_MAX_DEPTH ||
+	    !(theta >= 0 && theta <= 10) ||
+	    (interval_ms && seconds * 1000 / (double)interval_ms > KV_BENCH_MAX_IV))
 		return pu_opts_usage(opts, synopsis);
-	if (mc_addr) {
-		st.is_mc = 1;
-		err = mc_connect(&st.mc, mc_addr);
-		if (err)
-			return report("memcached connect", err);
-	} else if (open_client(&st.kv)) {
-		return 3;
+	loops = calloc(depth, sizeof(*loops));
+	if (!loops)
+		return report("bench", -ENOMEM);
+	cfg.read_share = read_shares[workload];
+	cfg.vsize = vsize;
+	cfg.gen = &gen;
+	if (interval_ms) {
+		cfg.interval_ns = interval_ms * 1000000;
+		cfg.n_iv = (size_t)ceil(seconds * 1000 / (double)interval_ms);
 	}
+	for (t = 0; t < depth; t++) {
+		struct bench_loop *l = &loops[t];
 
-	if (load) {
-		for (i = 0; i < records; i++) {
-			kv_key_name(i, key, sizeof(key));
-			kv_value_fill(val, vsize, i, 0);
-			err = store_put(&st, key, val, vsize);
-			if (err)
-				return report("load", err);
+		l->cfg = &cfg;
+		l->hist = calloc(1, sizeof(*l->hist));
+		l->timeline = calloc(cfg.n_iv + 1, sizeof(*l->timeline));
+		kv_rng_seed(&l->rng, pu_splitmix64(seed + t));
+		if (!l->hist || !l->timeline) {
+			ret = report("bench", -ENOMEM);
+			goto done;
 		}
-		printf("loaded %" PRIu64 " records of %zu bytes\n", records, vsize);
-		goto done;
+		ret = bench_store_open(&l->st);
+		if (ret)
+			goto done;
+		if (load) {
+			ret = bench_load(&l->st, records, vsize);
+			goto done;
+		}
 	}
-
-	kv_rng_seed(&rng, seed);
-	err = kv_keygen_init(&gen, records, zipf, 0.99);
+	err = kv_keygen_init(&gen, records, zipf, theta);
 	if (err) {
 		ret = report("keys", err);
 		goto done;
@@ -230,86 +407,100 @@ static int cmd_bench(int argc, char **argv)
 		ret = report(err == -ETIMEDOUT ? start_file : ready, err);
 		goto done;
 	}
-	start = pu_now_ns();
-	end = start + (uint64_t)(seconds * 1e9);
-	for (t0 = start; t0 < end;) {
-		uint64_t k = kv_keygen_next(&gen, &rng), t1;
-
-		kv_key_name(k, key, sizeof(key));
-		if (kv_rng_unit(&rng) < read_share) {
-			err = store_get(&st, key, got, sizeof(got), &vlen);
-			/* whole values of the right size, never torn */
-			if (!err && (vlen != vsize || !kv_value_ok(got, vlen)))
-				err = -EBADMSG;
-		} else {
-			kv_value_fill(val, vsize, k, ++seq);
-			err = store_put(&st, key, val, vsize);
-		}
-		t1 = pu_now_ns();
+	cfg.start = pu_now_ns();
+	cfg.end = cfg.start + (uint64_t)(seconds * 1e9);
+	for (; started < depth; started++) {
+		err = pthread_create(&loops[started].thread, NULL, bench_loop_run,
+				     &loops[started]);
 		if (err) {
-			errors++;
-			if (errors == 1)
-				report("bench op", err);
-		} else {
-			ops++;
-			pu_hist_record(&hist, t1 - t0);
+			ret = report("bench thread", -err);
+			break;
 		}
-		t0 = t1;
 	}
-	f = out ? fopen(out, "w") : stdout;
-	if (!f)
-		return report(out, -errno);
-	fprintf(f, "run %" PRIu64 " %" PRIu64 " %.6f\n", ops, errors,
-		(double)(t0 - start) / 1e9);
-	pu_hist_write(&hist, f);
-	if (!st.is_mc) {
-		const struct kv_client_stats *cs = kv_client_stats(st.kv);
-
-		fprintf(f, "client probes=%" PRIu64 " torn=%" PRIu64 " cas_failures=%"
-			PRIu64 " no_buffer=%" PRIu64 " recycled=%" PRIu64 "\n",
-			cs->probes, cs->torn_reads, cs->cas_failures, cs->no_buffer,
-			cs->recycled);
-	}
-	if (out)
-		fclose(f);
+	for (t = 0; t < started; t++)
+		pthread_join(loops[t].thread, NULL);
+	if (!ret)
+		ret = bench_write(out, loops, depth, &cfg);
 done:
 	kv_keygen_free(&gen);
-	if (st.is_mc)
-		mc_close(&st.mc);
-	else
-		kv_client_close(st.kv);
+	for (t = 0; t < depth; t++) {
+		bench_store_close(&loops[t].st);
+		free(loops[t].hist);
+		free(loops[t].timeline);
+	}
+	free(loops);
 	return ret;
 }
 
-/* Combine result files of concurrent clients into one JSON object. */
+/*
+ * Combine result files of concurrent clients (processes, hosts) into one
+ * JSON object: operations, throughput (the sum of each file's), latency
+ * from the merged histograms, and the timeline summed interval by
+ * interval when every file has one of the same interval (the clients
+ * started together: kv bench --start).
+ */
 static int cmd_merge(int argc, char **argv)
 {
 	static struct pu_hist all, one;
-	uint64_t ops = 0, errors = 0, torn = 0, cas = 0;
+	uint64_t ops = 0, errors = 0, torn = 0, cas = 0, iv_ms = 0;
+	uint64_t *tl = NULL;
+	size_t n_tl = 0, k;
+	int i, n_with_tl = 0, ret = 3;
 	struct pu_json j;
+	char *line = NULL;
+	size_t cap = 0;
 	double tput = 0;
-	int i;
 
 	for (i = 1; i < argc; i++) {
-		uint64_t o, e, pr, t, cf;
-		char line[256];
+		uint64_t o, e, pr, t, cf, ms;
 		double secs;
 		FILE *f = fopen(argv[i], "r");
+		int pos;
 
-		if (!f)
-			return report(argv[i], -errno);
-		if (!fgets(line, sizeof(line), f) ||
+		if (!f) {
+			fprintf(stderr, "kv merge: %s: %s\n", argv[i], strerror(errno));
+			goto out;
+		}
+		if (getline(&line, &cap, f) < 0 ||
 		    sscanf(line, "run %" SCNu64 " %" SCNu64 " %lf", &o, &e, &secs) != 3 ||
 		    pu_hist_read(&one, f)) {
 			fclose(f);
 			fprintf(stderr, "kv merge: %s: malformed\n", argv[i]);
-			return 3;
+			goto out;
 		}
-		if (fgets(line, sizeof(line), f) &&
-		    sscanf(line, "client probes=%" SCNu64 " torn=%" SCNu64
-			   " cas_failures=%" SCNu64, &pr, &t, &cf) == 3) {
-			torn += t;
-			cas += cf;
+		while (getline(&line, &cap, f) >= 0) {
+			if (sscanf(line, "client probes=%" SCNu64 " torn=%" SCNu64
+				   " cas_failures=%" SCNu64, &pr, &t, &cf) == 3) {
+				torn += t;
+				cas += cf;
+			} else if (sscanf(line, "timeline %" SCNu64 "%n", &ms, &pos) == 1 && ms) {
+				const char *p = line + pos;
+				uint64_t c;
+				int used;
+
+				if (iv_ms && ms != iv_ms) {
+					fclose(f);
+					fprintf(stderr, "kv merge: %s: timeline of %" PRIu64
+						" ms, others of %" PRIu64 " ms\n", argv[i], ms, iv_ms);
+					goto out;
+				}
+				iv_ms = ms;
+				n_with_tl++;
+				for (k = 0; sscanf(p, "%" SCNu64 "%n", &c, &used) == 1; k++, p += used) {
+					if (k >= n_tl) {
+						uint64_t *nt = realloc(tl, (k + 1) * sizeof(*tl));
+
+						if (!nt) {
+							fclose(f);
+							ret = report("merge", -ENOMEM);
+							goto out;
+						}
+						tl = nt;
+						tl[n_tl++] = 0;
+					}
+					tl[k] += c;
+				}
+			}
 		}
 		fclose(f);
 		ops += o;
@@ -328,8 +519,27 @@ static int cmd_merge(int argc, char **argv)
 	pu_json_double(&j, "p99_us", 1, (double)pu_hist_percentile(&all, 0.99) / 1e3);
 	pu_json_u64(&j, "torn_reads", torn);
 	pu_json_u64(&j, "cas_failures", cas);
-	pu_json_end(&j);
-	return 0;
+	if (n_with_tl == argc - 1 && n_tl) {
+		/* ops/s per interval, the last (partial) one left out */
+		char *s = NULL;
+		size_t slen = 0;
+		FILE *m = open_memstream(&s, &slen);
+
+		for (k = 0; m && k + 1 < n_tl; k++)
+			fprintf(m, "%s%.0f", k ? " " : "", (double)tl[k] * 1000.0 / (double)iv_ms);
+		if (!m || fclose(m)) {
+			ret = report("merge", -ENOMEM);
+			goto out;
+		}
+		pu_json_u64(&j, "interval_ms", iv_ms);
+		pu_json_str(&j, "timeline", s);
+		free(s);
+	}
+	ret = pu_json_end(&j) ? 3 : 0;
+out:
+	free(line);
+	free(tl);
+	return ret;
 }
 
 static void usage(void)
@@ -337,8 +547,9 @@ static void usage(void)
 	fprintf(stderr,
 		"usage: kv [--if IF] [--info FILE] get KEY | put KEY VALUE|- | delete KEY\n"
 		"       kv [--if IF] [--info FILE | --memcached IP:PORT] bench [--workload A|B|C]\n"
-		"          [--dist uniform|zipf] [--records N] [--value N] [--seconds S]\n"
-		"          [--seed N] [--load] [--out FILE]\n"
+		"          [--dist uniform|zipf] [--theta T] [--records N] [--value N]\n"
+		"          [--seconds S] [--depth D] [--interval MS] [--seed N] [--load]\n"
+		"          [--out FILE] [--ready FILE] [--start FILE]\n"
 		"       kv merge FILE...\n"
 		"limits: key 1..%u bytes, value 0..%u bytes\n",
 		KV_MAX_KEY, KV_MAX_VALUE);
