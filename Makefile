@@ -29,6 +29,9 @@
 #                     copied to doc/results/figures/, see doc/RESULTS.md)
 #   make scale        the three stores at the paper's scale, 8 M objects of
 #                     512 B (tools/figures/scale.sh, doc/results/scale/)
+#   make kv-mh        PRISM-KV vs Pilaf, a server guest and two client guests
+#                     of several processes each, throughput over time
+#                     (tools/bench/kv_mh.sh, doc/results/kv-mh/)
 #   make demo / deps / clean
 
 # Stock target kernel: the newest installed 6.1 headers (never `uname -r`,
@@ -40,7 +43,7 @@ export PRISM_KVER := $(KVER)
 # Userspace subdirectories that exist yet, library first.
 USER_DIRS := $(foreach d,liburing-prism selftests apps tools,$(if $(wildcard $(d)/Makefile),$(d)))
 
-.PHONY: all module module-debug kernel-debug user deps check demo fuzz deb clean bench-large bench-cpu bench-depth bench-incast bench-mcore bench-udp bench-rss figures scale
+.PHONY: all module module-debug kernel-debug user deps check demo fuzz deb clean bench-large bench-cpu bench-depth bench-incast bench-mcore bench-udp bench-rss figures scale kv-mh
 
 all: module user
 
@@ -133,6 +136,15 @@ bench-rss: deps
 	PRISM_KO=$$ko PRISM_BENCH_COMMIT=$$(git rev-parse --short HEAD 2>/dev/null) \
 		tools/vm/multi.sh -n 2 --smp 2 --queues 2 \
 		--timeout $${PRISM_TIMEOUT_BENCH:-1500} -- tools/bench/rss_mh.sh
+
+# A server guest (it holds the records: PRISM_KVMH_MEM0 MB) and two client
+# guests; the report lands in build/vm-out/kv-mh.
+kv-mh: deps
+	$(MAKE) user
+	ko=$$(tools/kernel/build-module.sh stock | grep '/prism\.ko$$') && \
+	PRISM_KO=$$ko tools/vm/multi.sh -n $${PRISM_KVMH_GUESTS:-3} \
+		--mem0 $${PRISM_KVMH_MEM0:-2048} \
+		--timeout $${PRISM_TIMEOUT_BENCH:-3000} -- tools/bench/kv_mh.sh
 
 clean:
 	tools/kernel/build-module.sh clean

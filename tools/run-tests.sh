@@ -17,7 +17,9 @@
 #          large, prismctl, apps) on the stock kernel
 #   multi  three stock guests (1 vCPU each) on one virtual Ethernet segment
 #          (tools/vm/multi.sh): selftests/prism/multihost/test_multihost.sh,
-#          guest 0's TAP counted, each guest's kernel log scanned
+#          then a small tools/bench/kv_mh.sh (PRISM-KV vs Pilaf, clients
+#          on two hosts); guest 0's TAP counted, each guest's kernel log
+#          scanned
 #   pkg    `make deb` packages installed, used and removed in a guest
 #          (selftests/prism/pkg/test_deb.sh)
 #   kunit  boot the debug kernel, insmod prism.ko + prism_kunit.ko, count
@@ -440,6 +442,23 @@ stage_multi() {
 	for i in 0 1 2; do
 		scan_splats "$dir/dmesg-guest$i.txt" "PRISM-TESTS-BEGIN multihost guest $i" \
 			"multihost guest $i"
+	done
+	# PRISM-KV vs Pilaf with clients on two hosts (tools/bench/kv_mh.sh,
+	# make kv-mh), small: 70,000 records (more than a free list once
+	# held), two points of 2 s each, 2 processes x depth 2 per host.
+	rm -rf "$dir/kv-mh"
+	mkdir -p "$dir/kv-mh"
+	run_logged "$logs/multi-kv-mh.log" env PRISM_KO="$ko" \
+		PRISM_OUT="$PRISM_OUT/kv-mh-smoke" PRISM_KVMH_RECORDS=70000 \
+		PRISM_KVMH_SECONDS=2 PRISM_KVMH_POINTS="C:uniform A:zipf:0.99" \
+		tools/vm/multi.sh -n 3 --timeout "${PRISM_TIMEOUT_MULTI:-900}" \
+		--logs "$dir/kv-mh" -- \
+		'echo "PRISM-TESTS-BEGIN kv-mh guest $PRISM_GUEST" > /dev/kmsg; exec tools/bench/kv_mh.sh'
+	vm_status_ok "$status" "kv-mh" || true
+	count_tap "$logs/multi-kv-mh.log" "$status" "kv-mh (guest 0)"
+	for i in 0 1 2; do
+		scan_splats "$dir/kv-mh/dmesg-guest$i.txt" "PRISM-TESTS-BEGIN kv-mh guest $i" \
+			"kv-mh guest $i"
 	done
 	echo "stage multi: $(($(date +%s) - t0)) s (guest logs in $dir)"
 	stage_end multi

@@ -4,12 +4,13 @@
 # Run a command in N qemu guests at once, joined by one virtual Ethernet
 # segment: real hosts, each with its own kernel, for PRISM across NICs.
 #
-# Usage: tools/vm/multi.sh [-n N] [--timeout SEC] [--mem MB] [--mtu MTU]
+# Usage: tools/vm/multi.sh [-n N] [--timeout SEC] [--mem MB] [--mem0 MB] [--mtu MTU]
 #                          [--kernel K] [--smp N] [--queues Q] [--logs DIR]
 #                          -- CMD [ARGS...]
 #
 # Each guest is a tools/vm/run.sh guest (--kernel K, default stock; --smp
-# N vCPUs, default 1; --mem MB, default 1024) with a virtio-net NIC named
+# N vCPUs, default 1; --mem MB, default 1024; --mem0 MB for guest 0
+# alone, a server holding much data, default --mem) with a virtio-net NIC named
 # eth0 (MAC 52:54:00:50:<run>:<i>, MTU --mtu, default 1500) on one qemu
 # multicast hub (a random group and port per run, on 127.0.0.1): every
 # frame one guest sends reaches all the others.  With --queues Q the NICs
@@ -43,7 +44,7 @@
 set -euo pipefail
 
 here=$(cd "$(dirname "$0")" && pwd)
-n=3 tmo=600 mem=1024 mtu=1500 kernel=stock smp=1 queues=0 logs=
+n=3 tmo=600 mem=1024 mem0= mtu=1500 kernel=stock smp=1 queues=0 logs=
 grace=${PRISM_MULTI_GRACE:-60}
 
 usage() {
@@ -56,6 +57,7 @@ while [ $# -gt 0 ]; do
 	-n) n=${2:?}; shift 2 ;;
 	--timeout) tmo=${2:?}; shift 2 ;;
 	--mem) mem=${2:?}; shift 2 ;;
+	--mem0) mem0=${2:?}; shift 2 ;;
 	--mtu) mtu=${2:?}; shift 2 ;;
 	--kernel) kernel=${2:?}; shift 2 ;;
 	--smp) smp=${2:?}; shift 2 ;;
@@ -127,7 +129,7 @@ if [ $# -eq 1 ]; then exec sh -c "$1"; else exec "$@"; fi'
 
 declare -a pid=() status=() up_t=() done_t=()
 t0=$(now)
-say "run $base: $n guests ($kernel kernel, $smp vCPU, $mem MB, timeout ${tmo}s each)"
+say "run $base: $n guests ($kernel kernel, $smp vCPU, $mem MB${mem0:+ (guest 0: $mem0 MB)}, timeout ${tmo}s each)"
 if [ -n "$br" ]; then
 	say "link: host bridge $br of taps with $queues queue pairs each, MTU $mtu; shared dir $PRISM_MH_DIR"
 else
@@ -135,7 +137,9 @@ else
 fi
 for i in $(seq 0 $((n - 1))); do
 	say "guest $i: booting, MAC $(mac_of "$i")$([ "$i" = 0 ] && echo ", output below" || echo ", output in $logs/guest$i.log")"
-	args=(--kernel "$kernel" --smp "$smp" --mem "$mem" --timeout "$tmo"
+	m=$mem
+	[ "$i" = 0 ] && m=${mem0:-$mem}
+	args=(--kernel "$kernel" --smp "$smp" --mem "$m" --timeout "$tmo"
 		--dmesg "$logs/dmesg-guest$i.txt"
 		--net "$(net_of "$i")" --net-queues "$((queues > 0 ? queues : 1))"
 		--mac "$(mac_of "$i")" --mtu "$mtu"
