@@ -268,26 +268,33 @@ static int bench_load(struct store *st, uint64_t records, size_t vsize)
 }
 
 /*
- * The result file "kv merge" reads: "run OPS ERRORS SECONDS", the latency
- * histogram, the clients' counters, and with --interval the timeline
- * "timeline MS N0 N1 ..." (operations completed in each interval).
+ * The result file "kv merge" reads (pu_result_write): operations, the
+ * latency histogram, with --interval the timeline, and the clients'
+ * counters.
  */
 static int bench_write(const char *out, struct bench_loop *loops,
 		       unsigned int n, const struct bench_cfg *cfg)
 {
 	static struct pu_hist all;
 	struct kv_client_stats sum = { 0 };
-	uint64_t ops = 0, errors = 0, last = cfg->start;
+	uint64_t ops = 0, errors = 0, last = cfg->start, *tl;
+	char counters[256] = "";
 	unsigned int t;
 	size_t i;
 	FILE *f;
+	int err;
 
+	tl = calloc(cfg->n_iv + 1, sizeof(*tl));
+	if (!tl)
+		return report("bench", -ENOMEM);
 	for (t = 0; t < n; t++) {
 		ops += loops[t].ops;
 		errors += loops[t].errors;
 		if (loops[t].last > last)
 			last = loops[t].last;
 		pu_hist_merge(&all, loops[t].hist);
+		for (i = 0; i < cfg->n_iv; i++)
+			tl[i] += loops[t].timeline[i];
 		if (!loops[t].st.is_mc) {
 			const struct kv_client_stats *cs = kv_client_stats(loops[t].st.kv);
 
@@ -298,31 +305,22 @@ static int bench_write(const char *out, struct bench_loop *loops,
 			sum.recycled += cs->recycled;
 		}
 	}
-	f = out ? fopen(out, "w") : stdout;
-	if (!f)
-		return report(out, -errno);
-	fprintf(f, "run %" PRIu64 " %" PRIu64 " %.6f\n", ops, errors,
-		(double)(last - cfg->start) / 1e9);
-	pu_hist_write(&all, f);
 	if (!mc_addr)
-		fprintf(f, "client probes=%" PRIu64 " torn=%" PRIu64 " cas_failures=%"
-			PRIu64 " no_buffer=%" PRIu64 " recycled=%" PRIu64 "\n",
-			sum.probes, sum.torn_reads, sum.cas_failures, sum.no_buffer,
-			sum.recycled);
-	if (cfg->interval_ns) {
-		fprintf(f, "timeline %" PRIu64, cfg->interval_ns / 1000000);
-		for (i = 0; i < cfg->n_iv; i++) {
-			uint64_t c = 0;
-
-			for (t = 0; t < n; t++)
-				c += loops[t].timeline[i];
-			fprintf(f, " %" PRIu64, c);
-		}
-		fputc('\n', f);
-	}
-	if (out && fclose(f))
+		snprintf(counters, sizeof(counters), "probes=%" PRIu64 " torn_reads=%"
+			 PRIu64 " cas_failures=%" PRIu64 " no_buffer=%" PRIu64
+			 " recycled=%" PRIu64, sum.probes, sum.torn_reads,
+			 sum.cas_failures, sum.no_buffer, sum.recycled);
+	f = out ? fopen(out, "w") : stdout;
+	if (!f) {
+		free(tl);
 		return report(out, -errno);
-	return 0;
+	}
+	err = pu_result_write(f, ops, errors, (double)(last - cfg->start) / 1e9,
+			      &all, cfg->interval_ns / 1000000, tl, cfg->n_iv, counters);
+	free(tl);
+	if (out && fclose(f) && !err)
+		err = -errno;
+	return err ? report(out ? out : "stdout", err) : 0;
 }
 
 #define KV_BENCH_MAX_DEPTH	256
@@ -434,112 +432,14 @@ done:
 
 /*
  * Combine result files of concurrent clients (processes, hosts) into one
- * JSON object: operations, throughput (the sum of each file's), latency
- * from the merged histograms, and the timeline summed interval by
- * interval when every file has one of the same interval (the clients
- * started together: kv bench --start).
+ * JSON object (pu_result_json): operations, throughput (the sum of each
+ * file's), latency from the merged histograms, the clients' counters, and
+ * the timeline summed interval by interval when every file has one of the
+ * same interval (the clients started together: kv bench --start).
  */
 static int cmd_merge(int argc, char **argv)
 {
-	static struct pu_hist all, one;
-	uint64_t ops = 0, errors = 0, torn = 0, cas = 0, iv_ms = 0;
-	uint64_t *tl = NULL;
-	size_t n_tl = 0, k;
-	int i, n_with_tl = 0, ret = 3;
-	struct pu_json j;
-	char *line = NULL;
-	size_t cap = 0;
-	double tput = 0;
-
-	for (i = 1; i < argc; i++) {
-		uint64_t o, e, pr, t, cf, ms;
-		double secs;
-		FILE *f = fopen(argv[i], "r");
-		int pos;
-
-		if (!f) {
-			fprintf(stderr, "kv merge: %s: %s\n", argv[i], strerror(errno));
-			goto out;
-		}
-		if (getline(&line, &cap, f) < 0 ||
-		    sscanf(line, "run %" SCNu64 " %" SCNu64 " %lf", &o, &e, &secs) != 3 ||
-		    pu_hist_read(&one, f)) {
-			fclose(f);
-			fprintf(stderr, "kv merge: %s: malformed\n", argv[i]);
-			goto out;
-		}
-		while (getline(&line, &cap, f) >= 0) {
-			if (sscanf(line, "client probes=%" SCNu64 " torn=%" SCNu64
-				   " cas_failures=%" SCNu64, &pr, &t, &cf) == 3) {
-				torn += t;
-				cas += cf;
-			} else if (sscanf(line, "timeline %" SCNu64 "%n", &ms, &pos) == 1 && ms) {
-				const char *p = line + pos;
-				uint64_t c;
-				int used;
-
-				if (iv_ms && ms != iv_ms) {
-					fclose(f);
-					fprintf(stderr, "kv merge: %s: timeline of %" PRIu64
-						" ms, others of %" PRIu64 " ms\n", argv[i], ms, iv_ms);
-					goto out;
-				}
-				iv_ms = ms;
-				n_with_tl++;
-				for (k = 0; sscanf(p, "%" SCNu64 "%n", &c, &used) == 1; k++, p += used) {
-					if (k >= n_tl) {
-						uint64_t *nt = realloc(tl, (k + 1) * sizeof(*tl));
-
-						if (!nt) {
-							fclose(f);
-							ret = report("merge", -ENOMEM);
-							goto out;
-						}
-						tl = nt;
-						tl[n_tl++] = 0;
-					}
-					tl[k] += c;
-				}
-			}
-		}
-		fclose(f);
-		ops += o;
-		errors += e;
-		if (secs > 0)
-			tput += (double)o / secs;
-		pu_hist_merge(&all, &one);
-	}
-	pu_json_begin(&j, stdout);
-	pu_json_int(&j, "clients", argc - 1);
-	pu_json_u64(&j, "ops", ops);
-	pu_json_u64(&j, "errors", errors);
-	pu_json_double(&j, "throughput", 1, tput);
-	pu_json_double(&j, "mean_us", 1, pu_hist_mean(&all) / 1e3);
-	pu_json_double(&j, "p50_us", 1, (double)pu_hist_percentile(&all, 0.50) / 1e3);
-	pu_json_double(&j, "p99_us", 1, (double)pu_hist_percentile(&all, 0.99) / 1e3);
-	pu_json_u64(&j, "torn_reads", torn);
-	pu_json_u64(&j, "cas_failures", cas);
-	if (n_with_tl == argc - 1 && n_tl) {
-		/* ops/s per interval, the last (partial) one left out */
-		char *s = NULL;
-		size_t slen = 0;
-		FILE *m = open_memstream(&s, &slen);
-
-		for (k = 0; m && k + 1 < n_tl; k++)
-			fprintf(m, "%s%.0f", k ? " " : "", (double)tl[k] * 1000.0 / (double)iv_ms);
-		if (!m || fclose(m)) {
-			ret = report("merge", -ENOMEM);
-			goto out;
-		}
-		pu_json_u64(&j, "interval_ms", iv_ms);
-		pu_json_str(&j, "timeline", s);
-		free(s);
-	}
-	ret = pu_json_end(&j) ? 3 : 0;
-out:
-	free(line);
-	free(tl);
-	return ret;
+	return pu_result_merge_print("kv merge", argc - 1, argv + 1);
 }
 
 static void usage(void)

@@ -39,7 +39,7 @@ result() {
 		echo "hist $ops $((ops * 100)) 100"
 		echo "100 $ops"
 		echo "end"
-		echo "client probes=$ops torn=1 cas_failures=2 no_buffer=0 recycled=0"
+		echo "counters probes=$ops torn_reads=1 cas_failures=2 no_buffer=0 recycled=0"
 		[ $# -gt 0 ] && echo "timeline $*"
 	} > "$f"
 }
@@ -75,6 +75,8 @@ echo "run 1 0" > "$tmp/e"
 st=$(status_of "$KV" merge "$tmp/a" "$tmp/e")
 check "a malformed file: refused with status 3 (got $st)" \
 	'[ "$st" = 3 ] && grep -q malformed "$tmp/err"' 'cat "$tmp/err"'
+check "merged counters: probes 400, no_buffer 0 (summed by name)" \
+	'"$KV" merge "$tmp/a" "$tmp/b" > "$tmp/out" && [ "$(field probes) $(field no_buffer)" = "400 0" ]' 'cat "$tmp/out"'
 st=$(status_of "$KV" merge "$tmp/a" "$tmp/missing")
 check "a missing file: refused with status 3 (got $st)" '[ "$st" = 3 ]' 'cat "$tmp/err"'
 tap_finish

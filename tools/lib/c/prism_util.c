@@ -235,6 +235,188 @@ int pu_hist_read(struct pu_hist *h, FILE *f)
 	return -EINVAL;
 }
 
+/* ---- benchmark result files ---- */
+
+int pu_result_write(FILE *f, uint64_t ops, uint64_t errors, double secs,
+		    const struct pu_hist *h, uint64_t iv_ms, const uint64_t *tl,
+		    size_t n_tl, const char *counters)
+{
+	size_t i;
+
+	fprintf(f, "run %" PRIu64 " %" PRIu64 " %.6f\n", ops, errors, secs);
+	pu_hist_write(h, f);
+	if (tl && iv_ms) {
+		fprintf(f, "timeline %" PRIu64, iv_ms);
+		for (i = 0; i < n_tl; i++)
+			fprintf(f, " %" PRIu64, tl[i]);
+		fputc('\n', f);
+	}
+	if (counters && *counters)
+		fprintf(f, "counters %s\n", counters);
+	return ferror(f) ? -EIO : 0;
+}
+
+/* "MS N0 N1 ..." of a timeline line into r. */
+static int result_timeline(struct pu_result *r, const char *p, const char *path)
+{
+	uint64_t ms, c;
+	size_t k;
+	int used;
+
+	if (sscanf(p, "%" SCNu64 "%n", &ms, &used) != 1 || !ms) {
+		fprintf(stderr, "%s: malformed timeline\n", path);
+		return -EINVAL;
+	}
+	if (r->iv_ms && ms != r->iv_ms) {
+		fprintf(stderr, "%s: timeline of %" PRIu64 " ms, others of %" PRIu64 " ms\n",
+			path, ms, r->iv_ms);
+		return -EINVAL;
+	}
+	r->iv_ms = ms;
+	r->files_tl++;
+	for (k = 0, p += used; sscanf(p, "%" SCNu64 "%n", &c, &used) == 1; k++, p += used) {
+		if (k >= r->n_tl) {
+			uint64_t *nt = realloc(r->tl, (k + 1) * sizeof(*nt));
+
+			if (!nt)
+				return -ENOMEM;
+			r->tl = nt;
+			r->tl[r->n_tl++] = 0;
+		}
+		r->tl[k] += c;
+	}
+	return 0;
+}
+
+/* "NAME=V ..." of a counters line into r. */
+static int result_counters(struct pu_result *r, const char *p)
+{
+	char name[32];
+	uint64_t v;
+	unsigned int i;
+	int used;
+
+	while (sscanf(p, " %31[a-z0-9_]=%" SCNu64 "%n", name, &v, &used) == 2) {
+		p += used;
+		for (i = 0; i < r->ncounters && strcmp(r->cname[i], name); i++)
+			;
+		if (i == r->ncounters) {
+			if (i == PU_RESULT_COUNTERS)
+				return -E2BIG;
+			strcpy(r->cname[i], name);
+			r->cval[i] = 0;
+			r->ncounters++;
+		}
+		r->cval[i] += v;
+	}
+	return 0;
+}
+
+int pu_result_merge(struct pu_result *r, const char *path)
+{
+	struct pu_hist *one = malloc(sizeof(*one));
+	uint64_t ops, errors;
+	char *line = NULL;
+	size_t cap = 0;
+	double secs;
+	int err = 0;
+	FILE *f;
+
+	if (!one)
+		return -ENOMEM;
+	f = fopen(path, "r");
+	if (!f) {
+		err = -errno;
+		free(one);
+		return err;
+	}
+	if (getline(&line, &cap, f) < 0 ||
+	    sscanf(line, "run %" SCNu64 " %" SCNu64 " %lf", &ops, &errors, &secs) != 3 ||
+	    pu_hist_read(one, f)) {
+		fprintf(stderr, "%s: malformed (no run line or histogram)\n", path);
+		err = -EINVAL;
+	}
+	while (!err && getline(&line, &cap, f) >= 0) {
+		if (!strncmp(line, "timeline ", 9))
+			err = result_timeline(r, line + 9, path);
+		else if (!strncmp(line, "counters ", 9))
+			err = result_counters(r, line + 9);
+	}
+	free(line);
+	fclose(f);
+	if (!err) {
+		r->ops += ops;
+		r->errors += errors;
+		if (secs > 0)
+			r->tput += (double)ops / secs;
+		r->files++;
+		pu_hist_merge(&r->hist, one);
+	}
+	free(one);
+	return err;
+}
+
+void pu_result_json(const struct pu_result *r, struct pu_json *j)
+{
+	unsigned int i;
+	size_t k;
+
+	pu_json_int(j, "clients", r->files);
+	pu_json_u64(j, "ops", r->ops);
+	pu_json_u64(j, "errors", r->errors);
+	pu_json_double(j, "throughput", 1, r->tput);
+	pu_json_double(j, "mean_us", 1, pu_hist_mean(&r->hist) / 1e3);
+	pu_json_double(j, "p50_us", 1, (double)pu_hist_percentile(&r->hist, 0.50) / 1e3);
+	pu_json_double(j, "p99_us", 1, (double)pu_hist_percentile(&r->hist, 0.99) / 1e3);
+	for (i = 0; i < r->ncounters; i++)
+		pu_json_u64(j, r->cname[i], r->cval[i]);
+	if (r->files && r->files_tl == r->files && r->n_tl) {
+		char *s = NULL;
+		size_t len = 0;
+		FILE *m = open_memstream(&s, &len);
+
+		if (!m)
+			return;
+		for (k = 0; k + 1 < r->n_tl; k++)
+			fprintf(m, "%s%.0f", k ? " " : "",
+				(double)r->tl[k] * 1000.0 / (double)r->iv_ms);
+		if (fclose(m) == 0) {
+			pu_json_u64(j, "interval_ms", r->iv_ms);
+			pu_json_str(j, "timeline", s);
+		}
+		free(s);
+	}
+}
+
+void pu_result_free(struct pu_result *r)
+{
+	free(r->tl);
+	r->tl = NULL;
+	r->n_tl = 0;
+}
+
+int pu_result_merge_print(const char *prog, int nfiles, char **files)
+{
+	struct pu_result *all = calloc(1, sizeof(*all));
+	struct pu_json j;
+	int i, err = all ? 0 : -ENOMEM;
+
+	for (i = 0; i < nfiles && !err; i++) {
+		err = pu_result_merge(all, files[i]);
+		if (err && err != -EINVAL)
+			fprintf(stderr, "%s: %s: %s\n", prog, files[i], strerror(-err));
+	}
+	if (!err) {
+		pu_json_begin(&j, stdout);
+		pu_result_json(all, &j);
+		err = pu_json_end(&j);
+	}
+	if (all)
+		pu_result_free(all);
+	free(all);
+	return err ? 3 : 0;
+}
+
 /* ---- flat JSON records ---- */
 
 void pu_json_begin(struct pu_json *j, FILE *f)

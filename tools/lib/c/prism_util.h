@@ -199,6 +199,61 @@ void pu_json_str(struct pu_json *j, const char *key, const char *v);
 /* Closes the object and the line; 0 or -EIO. */
 int pu_json_end(struct pu_json *j);
 
+/* ---- benchmark result files ---- */
+
+/*
+ * What one client process measured, in a text file that the results of
+ * other processes and hosts merge with:
+ *	run OPS ERRORS SECONDS
+ *	the latency histogram (pu_hist_write)
+ *	timeline MS N0 N1 ...		optional: operations completed in each
+ *					MS ms since the start
+ *	counters NAME=V NAME=V ...	optional: summed by name
+ * Other lines are ignored.
+ */
+#define PU_RESULT_COUNTERS	16
+struct pu_result {
+	uint64_t	ops;
+	uint64_t	errors;
+	double		tput;		/* sum of each file's OPS / SECONDS */
+	unsigned int	files;
+	unsigned int	files_tl;	/* files with a timeline */
+	struct pu_hist	hist;
+	uint64_t	iv_ms;		/* of the timelines */
+	uint64_t	*tl;		/* summed per interval */
+	size_t		n_tl;
+	unsigned int	ncounters;
+	char		cname[PU_RESULT_COUNTERS][32];
+	uint64_t	cval[PU_RESULT_COUNTERS];
+};
+/* counters: "NAME=V ..." or NULL; tl: n_tl counts, or NULL. 0 or -EIO. */
+int pu_result_write(FILE *f, uint64_t ops, uint64_t errors, double secs,
+		    const struct pu_hist *h, uint64_t iv_ms, const uint64_t *tl,
+		    size_t n_tl, const char *counters);
+/*
+ * Add the result file at path to r (all zeros before the first): 0,
+ * -errno (cannot read it), -EINVAL (malformed, or a timeline of another
+ * interval than the others': said on stderr), -ENOMEM, or -E2BIG (more
+ * than PU_RESULT_COUNTERS counter names).  After an error r is partly
+ * merged: give up on it.
+ */
+int pu_result_merge(struct pu_result *r, const char *path);
+/*
+ * The merged result into j: clients (files), ops, errors, throughput,
+ * mean_us, p50_us, p99_us, each counter by its name, then interval_ms and
+ * timeline (ops/s in each interval, the last, partial one left out) when
+ * every file had a timeline.
+ */
+void pu_result_json(const struct pu_result *r, struct pu_json *j);
+void pu_result_free(struct pu_result *r);
+/*
+ * The result files merged and printed as one JSON line on stdout: the
+ * whole of "result-merge FILE..." and "kv merge FILE...".  Returns the
+ * exit status: 0, or 3 after saying on stderr (prog: file: why) what
+ * could not be merged.
+ */
+int pu_result_merge_print(const char *prog, int nfiles, char **files);
+
 /* ---- small files ---- */
 
 /*

@@ -253,6 +253,92 @@ static void test_json(void)
 	free(buf);
 }
 
+/* write_result(path, ops, secs, iv_ms, tl..., counters): one result file. */
+static int write_result(const char *path, uint64_t ops, double secs, uint64_t iv_ms,
+			const uint64_t *tl, size_t n, const char *counters)
+{
+	static struct pu_hist h;
+	FILE *f = fopen(path, "w");
+	uint64_t i;
+	int err;
+
+	if (!f)
+		return -errno;
+	memset(&h, 0, sizeof(h));
+	for (i = 0; i < ops; i++)
+		pu_hist_record(&h, 1000 * (i % 10 + 1));	/* 1..10 us */
+	err = pu_result_write(f, ops, 1, secs, &h, iv_ms, tl, n, counters);
+	return fclose(f) || err ? -EIO : 0;
+}
+
+static void test_result(void)
+{
+	static struct pu_result r, r2;
+	const uint64_t tla[] = { 10, 20, 30, 5 }, tlb[] = { 1, 2, 3 };
+	char dir[] = "/tmp/pu_resXXXXXX", a[64], b[64], c[64], d[64];
+	char *buf = NULL, cnt[512] = "";
+	size_t len = 0, i;
+	struct pu_json j;
+	FILE *f;
+	int have = !!mkdtemp(dir), e;
+
+	snprintf(a, sizeof(a), "%s/a", dir);
+	snprintf(b, sizeof(b), "%s/b", dir);
+	snprintf(c, sizeof(c), "%s/c", dir);
+	snprintf(d, sizeof(d), "%s/d", dir);
+	ok(have && !write_result(a, 100, 1.0, 500, tla, 4, "x=1 y=2") &&
+	   !write_result(b, 300, 2.0, 500, tlb, 3, "y=5 z=7"), "two result files written");
+	ok(!pu_result_merge(&r, a) && !pu_result_merge(&r, b), "merged");
+	ok(r.files == 2 && r.ops == 400 && r.errors == 2 && r.tput == 250.0,
+	   "sums: %u files, %llu ops, %llu errors, %.1f ops/s", r.files,
+	   (unsigned long long)r.ops, (unsigned long long)r.errors, r.tput);
+	ok(r.hist.count == 400 && pu_hist_percentile(&r.hist, 1.0) == 10000,
+	   "histograms merged: %llu samples, max 10 us", (unsigned long long)r.hist.count);
+	ok(r.n_tl == 4 && r.tl[0] == 11 && r.tl[1] == 22 && r.tl[2] == 33 && r.tl[3] == 5,
+	   "timelines summed interval by interval, the longer one's tail kept");
+	ok(r.ncounters == 3 && !strcmp(r.cname[1], "y") && r.cval[1] == 7 && r.cval[2] == 7,
+	   "counters summed by name, in order of first appearance");
+	f = open_memstream(&buf, &len);
+	pu_json_begin(&j, f);
+	pu_result_json(&r, &j);
+	pu_json_end(&j);
+	fclose(f);
+	ok(buf && strstr(buf, "\"clients\": 2, \"ops\": 400, \"errors\": 2, \"throughput\": 250.0") &&
+	   strstr(buf, "\"x\": 1, \"y\": 7, \"z\": 7") &&
+	   strstr(buf, "\"interval_ms\": 500, \"timeline\": \"22 44 66\"}"),
+	   "json: %.*s", buf ? (int)strcspn(buf, "\n") : 0, buf ? buf : "");
+	free(buf);
+	pu_result_free(&r);
+
+	ok(!write_result(c, 10, 1.0, 250, tla, 4, NULL) && !pu_result_merge(&r2, a) &&
+	   pu_result_merge(&r2, c) == -EINVAL, "a timeline of another interval: -EINVAL");
+	pu_result_free(&r2);
+	memset(&r2, 0, sizeof(r2));
+	for (i = 0; i <= PU_RESULT_COUNTERS; i++) {
+		size_t l = strlen(cnt);
+
+		snprintf(cnt + l, sizeof(cnt) - l, "%sc%zu=1", i ? " " : "", i);
+	}
+	ok(!write_result(d, 10, 1.0, 0, NULL, 0, cnt) && pu_result_merge(&r2, d) == -E2BIG,
+	   "more than %d counter names: -E2BIG", PU_RESULT_COUNTERS);
+	pu_result_free(&r2);
+	memset(&r2, 0, sizeof(r2));
+	e = pu_result_merge(&r2, "/nonexistent/result");
+	ok(e == -ENOENT, "a missing file: -ENOENT (%d)", e);
+	f = fopen(d, "w");
+	if (f) {
+		fputs("run 1 0 1.0\nhist 1 5 5\n5 1\n", f);	/* no "end" */
+		fclose(f);
+	}
+	ok(pu_result_merge(&r2, d) == -EINVAL && r2.files == 0, "a truncated histogram: -EINVAL, nothing merged");
+	pu_result_free(&r2);
+	unlink(a);
+	unlink(b);
+	unlink(c);
+	unlink(d);
+	rmdir(dir);
+}
+
 static void test_files(void)
 {
 	char dir[] = "/tmp/pu_testXXXXXX", path[64], tmp[80], line[16];
@@ -349,6 +435,7 @@ int main(void)
 	test_samples();
 	test_hist();
 	test_json();
+	test_result();
 	test_files();
 	test_opts();
 	printf("1..%d\n", tap_run);
