@@ -26,6 +26,14 @@
  *                 -k only keys 0..KEYS-1
  *   -L MS         PRISM-TX: lease of a pending write (500); a client that
  *                 finds one older ends it (tx.h, RECOVERY); 0: never
+ *   -o FILE       also write the run's result file (prism_util's
+ *                 pu_result: commits, failures, the latency histogram,
+ *                 counters, with -T the timeline): result-merge combines
+ *                 those of many processes and hosts
+ *   -T MS         count the commits of each MS ms since the start (-o)
+ *   -y FILE       written once set up (connected, keys chosen), then ...
+ *   -g FILE       ... wait (60 s at most) for FILE before starting: clients
+ *                 on many hosts start together
  *   -X STEP       tests of the recovery: the process kills itself
  *                 (SIGKILL) in the first transaction after its 5th commit
  *                 that writes keys of two shards or more, at STEP:
@@ -35,6 +43,7 @@
  * Values have the size the shard servers were started with (their info
  * files say it).  Prints one line of key=value results.
  */
+#include <errno.h>
 #include <inttypes.h>
 #include <pthread.h>
 #include <signal.h>
@@ -51,14 +60,14 @@
 enum workload { W_BANK, W_SKEW, W_YCSB };
 
 struct opts {
-	const char *ifname, *infos, *hist, *dump;
+	const char *ifname, *infos, *hist, *dump, *out, *ready, *go;
 	enum tx_proto proto;
 	enum workload wl;
 	unsigned int keys, per_tx, cid, threads, broken, chain_bytes;
 	long lease_ms;
 	enum tx_crash_point crash;
 	double theta;
-	long duration_ms, ntx;
+	long duration_ms, ntx, iv_ms;
 	uint64_t init;
 };
 
@@ -69,8 +78,11 @@ struct worker {
 	unsigned int cid;
 	struct txc c;
 	uint64_t rng;
+	uint64_t start;		/* tx_now_us() of the run's start */
 	uint64_t *lat;
 	size_t nlat, caplat;
+	uint64_t *tl;		/* -T: commits per interval */
+	size_t n_iv;
 	uint64_t audits, audit_bad, gave_up, attempts;
 	FILE *hist;
 	int err;
@@ -222,7 +234,7 @@ static void *worker_main(void *arg)
 {
 	struct worker *w = arg;
 	const struct opts *o = w->o;
-	uint64_t start = tx_now_us();
+	uint64_t start = w->start;
 	FILE *hist = NULL;
 	char path[512];
 
@@ -263,6 +275,11 @@ static void *worker_main(void *arg)
 				w->caplat = cap;
 			}
 			w->lat[w->nlat++] = tx_now_us() - t0;
+			if (w->tl) {
+				size_t iv = (size_t)((tx_now_us() - start) / 1000 / (uint64_t)o->iv_ms);
+
+				w->tl[iv < w->n_iv ? iv : w->n_iv - 1]++;
+			}
 		}
 	}
 	txc_flush(&w->c);
@@ -304,12 +321,46 @@ static int dump(const struct opts *o)
 	return r ? 1 : 0;
 }
 
+/* -o: the run's result file (pu_result_write), latencies in ns. */
+static int write_result(const struct opts *o, const struct worker *w,
+			const uint64_t *lat, size_t nlat, uint64_t commits,
+			uint64_t errors, uint64_t elapsed_us, const char *counters)
+{
+	struct pu_hist *h = calloc(1, sizeof(*h));
+	uint64_t *tl = NULL;
+	size_t n = o->iv_ms ? w[0].n_iv : 0, i;
+	FILE *f = NULL;
+	int r = -ENOMEM;
+
+	tl = n ? calloc(n, sizeof(*tl)) : NULL;
+	if (!h || (n && !tl))
+		goto out;
+	for (i = 0; i < nlat; i++)
+		pu_hist_record(h, lat[i] * 1000);
+	for (unsigned int t = 0; t < o->threads && n; t++)
+		for (i = 0; i < n; i++)
+			tl[i] += w[t].tl[i];
+	f = fopen(o->out, "w");
+	if (!f) {
+		r = -errno;
+		goto out;
+	}
+	r = pu_result_write(f, commits, errors, (double)elapsed_us / 1e6, h,
+			    (uint64_t)o->iv_ms, tl, n, counters);
+	if (fclose(f) && !r)
+		r = -EIO;
+out:
+	free(tl);
+	free(h);
+	return r;
+}
+
 static void usage(void)
 {
 	fprintf(stderr, "usage: tx_client -s INFO1,INFO2 [-i IF] [-p prism|farm] "
 		"[-w bank|skew|ycsb] [-k KEYS] [-r N] [-z THETA] [-c CID] [-t THREADS] "
 		"[-d MS | -n N] [-I VALUE] [-b BYTES] [-H PREFIX] [-B] [-D FILE] [-L MS]\n"
-		"       [-X prepared|deciding|decided]\n");
+		"       [-o FILE [-T MS]] [-y FILE -g FILE] [-X prepared|deciding|decided]\n");
 	exit(2);
 }
 
@@ -328,7 +379,7 @@ int main(int argc, char **argv)
 	unsigned int vsize = 0;
 	int opt, err = 0;
 
-	while ((opt = getopt(argc, argv, "i:s:p:w:k:r:z:c:t:d:n:I:b:H:BD:L:X:")) != -1) {
+	while ((opt = getopt(argc, argv, "i:s:p:w:k:r:z:c:t:d:n:I:b:H:BD:L:X:o:T:y:g:")) != -1) {
 		switch (opt) {
 		case 'i': o.ifname = optarg; break;
 		case 's': o.infos = optarg; break;
@@ -363,6 +414,10 @@ int main(int argc, char **argv)
 		case 'B': o.broken = 1; break;
 		case 'D': o.dump = optarg; break;
 		case 'L': o.lease_ms = atol(optarg); break;
+		case 'o': o.out = optarg; break;
+		case 'T': o.iv_ms = atol(optarg); break;
+		case 'y': o.ready = optarg; break;
+		case 'g': o.go = optarg; break;
 		case 'X':
 			if (!strcmp(optarg, "prepared"))
 				o.crash = TX_CRASH_PREPARED;
@@ -377,7 +432,9 @@ int main(int argc, char **argv)
 		}
 	}
 	if (!o.infos || !o.threads || !o.cid || o.cid + o.threads > 65536 ||
-	    !o.per_tx || o.per_tx > TX_MAX_KEYS_TX)
+	    !o.per_tx || o.per_tx > TX_MAX_KEYS_TX || o.iv_ms < 0 ||
+	    (o.iv_ms && (!o.out || o.ntx || o.duration_ms / o.iv_ms > 100000)) ||
+	    !o.ready != !o.go)
 		usage();
 	if (o.dump)
 		return dump(&o);
@@ -404,8 +461,27 @@ int main(int argc, char **argv)
 		usage();
 	if (pu_zipf_init(&zipf, o.keys, o.theta))
 		return 1;
+	for (unsigned int i = 0; i < o.threads && o.iv_ms; i++) {
+		w[i].n_iv = (size_t)((o.duration_ms + o.iv_ms - 1) / o.iv_ms) + 1;
+		w[i].tl = calloc(w[i].n_iv, sizeof(*w[i].tl));
+		if (!w[i].tl)
+			return 1;
+	}
+	/* A Zipf table over millions of keys takes seconds: start together. */
+	if (o.ready) {
+		int r = pu_write_atomic(o.ready, "ready\n");
+
+		if (!r)
+			r = pu_wait_file(o.go, 60000);
+		if (r) {
+			fprintf(stderr, "tx_client: %s: %s\n", r == -ETIMEDOUT ? o.go : o.ready,
+				strerror(-r));
+			return 1;
+		}
+	}
 	t0 = tx_now_us();
 	for (unsigned int i = 0; i < o.threads; i++) {
+		w[i].start = t0;
 		w[i].o = &o;
 		w[i].zipf = &zipf;
 		w[i].cid = o.cid + i;
@@ -471,6 +547,25 @@ int main(int argc, char **argv)
 	       audits, audit_bad, gave_up, tot.timeouts, tot.nobuf_retries,
 	       tot.recycled, tot.recycle_lost, tot.rpc_resends, tot.torn,
 	       tot.recovered_commits, tot.recovered_aborts, tot.aborted_by_recovery, err);
+	if (o.out) {
+		char counters[512];
+		int r;
+
+		snprintf(counters, sizeof(counters), "aborts=%" PRIu64 " timeouts=%" PRIu64
+			 " gave_up=%" PRIu64 " audits=%" PRIu64 " audit_bad=%" PRIu64
+			 " nobuf=%" PRIu64 " recycled=%" PRIu64 " recycle_lost=%" PRIu64
+			 " rpc_resends=%" PRIu64 " torn=%" PRIu64, tot.aborts, tot.timeouts,
+			 gave_up, audits, audit_bad, tot.nobuf_retries, tot.recycled,
+			 tot.recycle_lost, tot.rpc_resends, tot.torn);
+		r = write_result(&o, w, lat, nlat, tot.commits, gave_up + (uint64_t)err,
+				 elapsed, counters);
+		if (r) {
+			fprintf(stderr, "tx_client: %s: %s\n", o.out, strerror(-r));
+			err = 1;
+		}
+	}
+	for (unsigned int i = 0; i < o.threads; i++)
+		free(w[i].tl);
 	free(lat);
 	pu_zipf_free(&zipf);
 	free(w);

@@ -109,18 +109,26 @@ retransmits() {
 	echo $s
 }
 
-# scenario NAME PROTO WORKLOAD KEYS EXTRA_ARGS...: 3 client processes, then
-# a dump of the final state and the history check.  Leaves $name.check.
+# scenario NAME PROTO WORKLOAD KEYS EXTRA_ARGS...: 3 client processes,
+# started together (-y/-g), each writing its result file $tmp/NAME.resI
+# with a timeline of 250 ms (-o, -T), then a dump of the final state and
+# the history check.  Leaves $name.check.
 scenario() {
 	local name=$1 proto=$2 wl=$3 keys=$4 i pids=() rc=0
 	shift 4
 	start_servers "$name" "$keys" || { echo "# $name: servers did not start"; return 1; }
+	rm -f "$tmp/$name".res* "$tmp/$name".ready* "$tmp/$name.go"
 	for i in 3 4 5; do
 		host_exec $P $i "$bin/tx_client" -i "$(host_link $P $i)" -s "$infos" -p "$proto" -w "$wl" \
 			-c $((i * 10)) -t 2 -d "$DURATION_MS" -I $INIT $CB \
+			-o "$tmp/$name.res$i" -T 250 -y "$tmp/$name.ready$i" -g "$tmp/$name.go" \
 			-H "$tmp/$name.hist" "$@" >"$out/$name.client$i" 2>&1 &
 		pids+=($!)
 	done
+	for i in 3 4 5; do
+		wait_file "$tmp/$name.ready$i" 30000 || rc=1
+	done
+	touch "$tmp/$name.go"
 	for i in "${pids[@]}"; do
 		wait "$i" || rc=1
 	done
@@ -178,7 +186,7 @@ crash_sum() { cat "$out/crash-$1".client* "$out/crash-$1.dump" 2>/dev/null |
 
 nsizes=$(echo $SIZES | wc -w)
 tap_header
-tap_plan $((21 + 6 * nsizes + 2 + 8 + 12))
+tap_plan $((23 + 6 * nsizes + 2 + 8 + 12))
 for proto in prism farm; do
 	total=$((ACCOUNTS * INIT))
 	scenario $proto-bank $proto bank $ACCOUNTS
@@ -187,6 +195,13 @@ for proto in prism farm; do
 	check "$proto bank: 3 processes x 2 threads on 2 shards ran and committed ($c txns)" \
 		"[ $r = 0 ] && [ $c -gt 0 ]"
 	bank_checks $proto-bank "$proto bank"
+	# The three result files merged: as many commits as the clients
+	# printed, their audits summed, a timeline of every 250 ms.
+	res=$("$here/../../../tools/lib/c/build/result-merge" "$tmp/$proto-bank".res* 2>&1)
+	a=$(sed -n 's/.*\baudits=\([0-9]*\).*/\1/p' "$out"/$proto-bank.client* | awk '{s += $1} END {print s + 0}')
+	check "$proto bank: result-merge of the 3 clients' -o files: $c commits, $a audits, timeline of 250 ms" \
+		"grep -q '\"clients\": 3, \"ops\": $c, \"errors\": 0' <<< '$res' && grep -q '\"audits\": $a,' <<< '$res' && grep -qE '\"interval_ms\": 250, \"timeline\": \"[1-9][0-9]* [1-9]' <<< '$res'" \
+		'$res'
 
 	netem add
 	before=$(retransmits)
