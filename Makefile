@@ -32,6 +32,8 @@
 #   make kv-mh        PRISM-KV vs Pilaf, a server guest and two client guests
 #                     of several processes each, throughput over time
 #                     (tools/bench/kv_mh.sh, doc/results/kv-mh/)
+#   make tx-mh        PRISM-TX vs FaRM the same way, YCSB-T, and the bank
+#                     checked from every client (tools/bench/tx_mh.sh)
 #   make demo / deps / clean
 
 # Stock target kernel: the newest installed 6.1 headers (never `uname -r`,
@@ -43,7 +45,7 @@ export PRISM_KVER := $(KVER)
 # Userspace subdirectories that exist yet, library first.
 USER_DIRS := $(foreach d,liburing-prism selftests apps tools,$(if $(wildcard $(d)/Makefile),$(d)))
 
-.PHONY: all module module-debug kernel-debug user deps check demo fuzz deb clean bench-large bench-cpu bench-depth bench-incast bench-mcore bench-udp bench-rss figures scale kv-mh
+.PHONY: all module module-debug kernel-debug user deps check demo fuzz deb clean bench-large bench-cpu bench-depth bench-incast bench-mcore bench-udp bench-rss figures scale kv-mh tx-mh
 
 all: module user
 
@@ -137,14 +139,20 @@ bench-rss: deps
 		tools/vm/multi.sh -n 2 --smp 2 --queues 2 \
 		--timeout $${PRISM_TIMEOUT_BENCH:-1500} -- tools/bench/rss_mh.sh
 
-# A server guest (it holds the records: PRISM_KVMH_MEM0 MB) and two client
-# guests; the report lands in build/vm-out/kv-mh.
-kv-mh: deps
+# Clients on two hosts against a server guest (tools/bench/kv_mh.sh,
+# tx_mh.sh in tools/vm/multi.sh guests; PRISM_MH_GUESTS, default 3; the
+# server guest gets PRISM_MH_MEM0 MB, default 2048: it holds the data);
+# the report (JSON, table, plot) is copied to doc/results/kv-mh/, tx-mh/.
+kv-mh tx-mh: deps
 	$(MAKE) user
+	rm -rf build/$@
 	ko=$$(tools/kernel/build-module.sh stock | grep '/prism\.ko$$') && \
-	PRISM_KO=$$ko tools/vm/multi.sh -n $${PRISM_KVMH_GUESTS:-3} \
-		--mem0 $${PRISM_KVMH_MEM0:-2048} \
-		--timeout $${PRISM_TIMEOUT_BENCH:-3000} -- tools/bench/kv_mh.sh
+	PRISM_KO=$$ko PRISM_OUT=$(CURDIR)/build/$@ \
+	PRISM_BENCH_COMMIT=$$(git rev-parse --short HEAD 2>/dev/null) \
+		tools/vm/multi.sh -n $${PRISM_MH_GUESTS:-3} --mem0 $${PRISM_MH_MEM0:-2048} \
+		--timeout $${PRISM_TIMEOUT_BENCH:-3000} -- tools/bench/$(subst -,_,$@).sh
+	mkdir -p doc/results/$@
+	cp build/$@/$@/bench-$@.* doc/results/$@/
 
 clean:
 	tools/kernel/build-module.sh clean

@@ -17,9 +17,9 @@
 #          large, prismctl, apps) on the stock kernel
 #   multi  three stock guests (1 vCPU each) on one virtual Ethernet segment
 #          (tools/vm/multi.sh): selftests/prism/multihost/test_multihost.sh,
-#          then a small tools/bench/kv_mh.sh (PRISM-KV vs Pilaf, clients
-#          on two hosts); guest 0's TAP counted, each guest's kernel log
-#          scanned
+#          then small runs of tools/bench/kv_mh.sh and tx_mh.sh (PRISM-KV
+#          vs Pilaf, PRISM-TX vs FaRM, clients on two hosts); guest 0's
+#          TAP counted, each guest's kernel log scanned
 #   pkg    `make deb` packages installed, used and removed in a guest
 #          (selftests/prism/pkg/test_deb.sh)
 #   kunit  boot the debug kernel, insmod prism.ko + prism_kunit.ko, count
@@ -443,22 +443,24 @@ stage_multi() {
 		scan_splats "$dir/dmesg-guest$i.txt" "PRISM-TESTS-BEGIN multihost guest $i" \
 			"multihost guest $i"
 	done
-	# PRISM-KV vs Pilaf with clients on two hosts (tools/bench/kv_mh.sh,
-	# make kv-mh), small: 70,000 records (more than a free list once
-	# held), two points of 2 s each, 2 processes x depth 2 per host.
-	rm -rf "$dir/kv-mh"
-	mkdir -p "$dir/kv-mh"
-	run_logged "$logs/multi-kv-mh.log" env PRISM_KO="$ko" \
-		PRISM_OUT="$PRISM_OUT/kv-mh-smoke" PRISM_KVMH_RECORDS=70000 \
+	# The stores against their baselines with clients on two hosts, small
+	# (tools/bench/kv_mh.sh, tx_mh.sh: make kv-mh, make tx-mh), one after
+	# the other in one boot: 70,000 objects (more than a free list once
+	# held), points of 2 s, 2 processes x depth 2 per client host.
+	rm -rf "$dir/mh"
+	mkdir -p "$dir/mh"
+	run_logged "$logs/multi-mh.log" env PRISM_KO="$ko" \
+		PRISM_OUT="$PRISM_OUT/mh-smoke" PRISM_KVMH_RECORDS=70000 \
 		PRISM_KVMH_SECONDS=2 PRISM_KVMH_POINTS="C:uniform A:zipf:0.99" \
+		PRISM_TXMH_KEYS=70000 PRISM_TXMH_SECONDS=2 PRISM_TXMH_THETAS=0.99 \
 		tools/vm/multi.sh -n 3 --timeout "${PRISM_TIMEOUT_MULTI:-900}" \
-		--logs "$dir/kv-mh" -- \
-		'echo "PRISM-TESTS-BEGIN kv-mh guest $PRISM_GUEST" > /dev/kmsg; exec tools/bench/kv_mh.sh'
-	vm_status_ok "$status" "kv-mh" || true
-	count_tap "$logs/multi-kv-mh.log" "$status" "kv-mh (guest 0)"
+		--logs "$dir/mh" -- \
+		'echo "PRISM-TESTS-BEGIN mh guest $PRISM_GUEST" > /dev/kmsg; tools/bench/kv_mh.sh; r=$?; tools/bench/tx_mh.sh || r=1; exit $r'
+	vm_status_ok "$status" "kv-mh, tx-mh" || true
+	count_tap "$logs/multi-mh.log" "$status" "kv-mh, tx-mh (guest 0)"
 	for i in 0 1 2; do
-		scan_splats "$dir/kv-mh/dmesg-guest$i.txt" "PRISM-TESTS-BEGIN kv-mh guest $i" \
-			"kv-mh guest $i"
+		scan_splats "$dir/mh/dmesg-guest$i.txt" "PRISM-TESTS-BEGIN mh guest $i" \
+			"kv-mh, tx-mh guest $i"
 	done
 	echo "stage multi: $(($(date +%s) - t0)) s (guest logs in $dir)"
 	stage_end multi
