@@ -21,13 +21,23 @@
 # 8 M blocks are about 13 GiB): `make scale` runs it (tools/vm/run.sh
 # --mem).  PRISM_BENCH_COMMIT names the run's commit.
 # PRISM_SCALE_CLIENTS (4), PRISM_SCALE_MS (per point, 3000),
-# PRISM_SCALE_STORES ("kv tx rs").  Results in $PRISM_OUT/scale/: one
+# PRISM_SCALE_STORES ("kv tx rs"), PRISM_SCALE_DISTS (the key popularity
+# points, "uniform zipf"; zipf is Zipf 0.99).  Results in $PRISM_OUT/scale/: one
 # directory per store (the benchmark's JSON and log), then report.py scale
 # writes scale.csv, scale.md, scale.png and scale.summary.json.
 . "$(dirname "$0")/lib.sh"
 N=${PRISM_SCALE_OBJECTS:-8388608}
 C=${PRISM_SCALE_CLIENTS:-4}
 MS=${PRISM_SCALE_MS:-3000}
+DISTS=${PRISM_SCALE_DISTS:-uniform zipf}
+thetas= rs_points=
+for d in $DISTS; do
+	case $d in
+	uniform) thetas="$thetas 0" rs_points="$rs_points uniform-$N" ;;
+	zipf) thetas="$thetas 0.99" rs_points="$rs_points zipf-0.99" ;;
+	*) echo "scale.sh: PRISM_SCALE_DISTS: uniform or zipf, not '$d'" >&2; exit 2 ;;
+	esac
+done
 fig_begin scale
 root=$fdir
 echo "{\"objects\": $N, \"value_bytes\": $FIG_VALUE, \"clients\": $C, \"ms_per_point\": $MS, \"mem_mib\": $(awk '/MemTotal/ { print int($2 / 1024) }' /proc/meminfo), \"commit\": \"${PRISM_BENCH_COMMIT:-unknown}\", \"date\": \"$(date -u +%FT%TZ)\", \"kernel\": \"$(uname -r)\"}" \
@@ -41,20 +51,20 @@ for store in ${PRISM_SCALE_STORES:-kv tx rs}; do
 		fig_runs "$C" kv.sh '^(bench-kv: \{|kv-server: preloaded)' \
 			KV_BENCH_CLIENTS=%n KV_BENCH_PRELOAD=1 KV_BENCH_RECORDS="$N" \
 			KV_BENCH_VALUES="$FIG_VALUE" KV_BENCH_WORKLOADS="C A" \
-			KV_BENCH_DISTS="uniform zipf" KV_BENCH_SYSTEMS="prism pilaf" \
+			KV_BENCH_DISTS="$DISTS" KV_BENCH_SYSTEMS="prism pilaf" \
 			KV_BENCH_SECONDS=$(( (MS + 999) / 1000 ))
 		;;
 	tx)
 		fig_runs "$C" tx.sh '^(tx_server: keys=|tx-check: |[0-9]+ +[0-9.]+ +(prism|farm) )' \
 			PRISM_TX_THREADS=%n PRISM_TX_SHARDS=1 PRISM_TX_KEYS="$N" \
 			PRISM_TX_INIT=1000 PRISM_TX_CHECK=1 \
-			PRISM_TX_THETAS="0 0.99" PRISM_TX_VALUES="$FIG_VALUE" PRISM_TX_MS="$MS"
+			PRISM_TX_THETAS="${thetas# }" PRISM_TX_VALUES="$FIG_VALUE" PRISM_TX_MS="$MS"
 		;;
 	rs)
 		fig_runs "$C" rs.sh '^(bench-rs: .*ops/s|bench-rs: check|rs_replica: blocks=)' \
 			RS_BENCH_CLIENTS=%n RS_BENCH_BLOCKS="$N" RS_BENCH_SEPARATE=1 RS_BENCH_CHECK=1 \
 			RS_BENCH_BSIZES="$FIG_VALUE" RS_BENCH_MS="$MS" \
-			RS_BENCH_POINTS="uniform-$N zipf-0.99"
+			RS_BENCH_POINTS="${rs_points# }"
 		;;
 	*) fig_fail "unknown store $store" ;;
 	esac

@@ -43,7 +43,8 @@
 #
 # Env: PRISM_KO (module to load if prism is not loaded), PRISMCTL
 #      (default tools/prismctl/prismctl), UDP_N (CAS
-#      increments per client, 150), UDP_NETEM (netem arguments).
+#      increments per client, 150), UDP_NETEM (netem arguments),
+#      PRISM_GUEST_APPS (0: skip PRISM-KV, -RS and -TX over UDP).
 # Build first on the host: make -C selftests.
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
@@ -295,7 +296,14 @@ kvs() {
 	pids[$name]=$!
 	wait_file "$tmp/$name.info" 30000 "${pids[$name]}" || { diag "$tmp/$name.log"; return 1; }
 }
-if [ -x "$KVB/kv-server" ] && [ -x "$KVB/kv-check" ]; then
+# PRISM_GUEST_APPS=0 (the debug and 6.12 stages): the applications run
+# over UDP on the stock kernel; the kernel paths they take are the ones
+# the tests above exercise.
+apps_off=
+[ "${PRISM_GUEST_APPS:-1}" = 0 ] && apps_off="PRISM_GUEST_APPS=0: the applications run on the stock kernel"
+if [ -n "$apps_off" ]; then
+	skip "PRISM-KV over UDP" "$apps_off"
+elif [ -x "$KVB/kv-server" ] && [ -x "$KVB/kv-check" ]; then
 	check_cmd "PRISM-KV server on 10.77.1.1" kvs kvp udp:10.77.1.1 40
 	check_cmd "Pilaf server on fd77:1::1" kvs kvl udp:fd77:1::1 41 --mode pilaf
 	x ud2 "$KVB/kv" --if udp:10.77.1.2 --info "$tmp/kvp.info" put hello world > /dev/null 2>&1
@@ -327,7 +335,9 @@ fi
 # PRISM-RS: 3 replicas on 3 hosts (one behind the router), 2 clients.
 RSB=$repo/apps/rs/build
 declare -A RSIP=([1]=10.77.1.1 [2]=10.77.1.2 [3]=10.77.2.3)
-if [ -x "$RSB/rs_replica" ] && [ -x "$RSB/rs_check" ]; then
+if [ -n "$apps_off" ]; then
+	skip "PRISM-RS over UDP" "$apps_off"
+elif [ -x "$RSB/rs_replica" ] && [ -x "$RSB/rs_check" ]; then
 	rinfos=
 	for r in 1 2 3; do
 		ip netns exec "ud$r" "$RSB/rs_replica" "udp:${RSIP[$r]}" $((60 + r)) \
@@ -357,7 +367,9 @@ fi
 
 # PRISM-TX and FaRM: 2 shards (ud1, ud2), a bank from ud3 behind the router.
 TXB=$repo/apps/tx/build
-if [ -x "$TXB/tx_server" ] && [ -x "$TXB/tx_check" ]; then
+if [ -n "$apps_off" ]; then
+	skip "PRISM-TX over UDP" "$apps_off"
+elif [ -x "$TXB/tx_server" ] && [ -x "$TXB/tx_check" ]; then
 	for proto in prism farm; do
 		tinfos=
 		for sh in 0 1; do
