@@ -37,7 +37,7 @@ mh_mark() { printf '%s\n' "$2" > "$D/$1.tmp.$g" && mv -f "$D/$1.tmp.$g" "$D/$1";
 
 mh_clients() {
 	local run=$1 k=1 p st line pids
-	while wait_file "$D/pt-$k" "$WAIT"; do
+	while wait_file -i 0.2 "$D/pt-$k" "$WAIT"; do
 		read -r line < "$D/pt-$k"
 		[ "$line" = end ] && exit 0
 		pids=()
@@ -73,6 +73,10 @@ mh_begin() {
 	mkdir -p "$D"
 	bench_begin "$1-mh[$g]" "$([ "$g" = 0 ] && echo 1 || echo 0)"
 	trap mh_abort EXIT
+	# The waits below poll without starting a process (a sleep every
+	# 20 ms costs a TCG guest more than half its vCPU, taken from the
+	# server or the clients being measured).
+	snooze_init "$work" || fail "snooze_init"
 	[ "$G" -ge 2 ] || fail "needs 2 guests at least (multi.sh -n 3: a server, two client hosts)"
 }
 
@@ -89,7 +93,7 @@ mh_point() {
 	done
 	mh_mark "start-$k" go
 	for c in $(seq 1 $((G - 1))); do
-		wait_file "$D/done-$k-$c" "$WAIT" || fail "point $k: guest $c did not finish"
+		wait_file -i 0.5 "$D/done-$k-$c" "$WAIT" || fail "point $k: guest $c did not finish"
 		read -r st < "$D/done-$k-$c"
 		[ "$st" = ok ] || bench_log "point $k: guest $c: client failed:$st"
 	done
