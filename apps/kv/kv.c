@@ -166,10 +166,7 @@ static int store_put(struct store *s, const char *key, const void *val,
 	return kv_put(s->kv, key, strlen(key), val, vlen);
 }
 
-/*
- * One closed loop of the benchmark: a thread with its own client (its own
- * PRISM socket, or memcached connection), one operation in flight.
- */
+/* What every loop of one kv bench run shares. */
 struct bench_cfg {
 	const struct kv_keygen	*gen;
 	double			read_share;
@@ -180,6 +177,10 @@ struct bench_cfg {
 	size_t			n_iv;		/* timeline intervals */
 };
 
+/*
+ * One closed loop of the benchmark: a thread with its own client (its own
+ * PRISM socket, or memcached connection), one operation in flight.
+ */
 struct bench_loop {
 	const struct bench_cfg	*cfg;
 	struct store		st;
@@ -371,7 +372,8 @@ static int cmd_bench(int argc, char **argv)
 	cfg.gen = &gen;
 	if (interval_ms) {
 		cfg.interval_ns = interval_ms * 1000000;
-		cfg.n_iv = (size_t)ceil(seconds * 1000 / (double)interval_ms);
+		/* and one for what completes after the end (merge drops it) */
+		cfg.n_iv = (size_t)ceil(seconds * 1000 / (double)interval_ms) + 1;
 	}
 	for (t = 0; t < depth; t++) {
 		struct bench_loop *l = &loops[t];
