@@ -92,15 +92,19 @@ define bench_guest
 		tools/vm/run.sh --kernel stock $(3) --timeout $${PRISM_TIMEOUT_BENCH:-$(2)} -- $(1)
 endef
 
-# The paper's figures (tools/figures/all.sh, about 10 minutes in one guest);
-# the data, plots and ratio table then go to doc/results/figures/.
+# The paper's figures (tools/figures/all.sh, about 10 minutes in one guest
+# per round: PRISM_FIG_ROUNDS, each point the median of its rounds); the
+# data, plots and ratio table then go to doc/results/figures/.
 figures: deps
 	$(call bench_guest,tools/figures/all.sh,7200,,build/figures)
 	mkdir -p doc/results/figures
 	cp build/figures/meta.json build/figures/figures.md build/figures/figures.json doc/results/figures/
 	for d in build/figures/fig*/; do f=$$(basename $$d); \
 		cp $$d/$$f.png $$d/$$f.csv $$d/$$f.summary.json doc/results/figures/ && \
-		for c in $$d/c*/; do cp $$c/bench-*.json doc/results/figures/$$f-$$(basename $$c).json; done; \
+		for c in $$d/c*/; do for j in $$c/bench-*.json $$c/r*/bench-*.json; do \
+			[ -f $$j ] || continue; r=$$(basename $$(dirname $$j)); \
+			case $$r in r*) r=$$(basename $$c)-$$r ;; esac; \
+			cp $$j doc/results/figures/$$f-$$r.json; done; done; \
 	done
 
 # The three stores at the paper's scale, 8 M objects of 512 B each

@@ -12,7 +12,7 @@ mkdir -p "$FIG_OUT" || exit 1
 cat >"$FIG_OUT/meta.json" <<EOF
 {"commit": "${PRISM_BENCH_COMMIT:-unknown}", "date": "$(date -u +%FT%TZ)", "kernel": "$(uname -r)",
  "cpus": $(nproc), "clients": "$FIG_CLIENTS", "skew_clients": $FIG_SKEW_CLIENTS,
- "thetas": "$FIG_THETAS", "ms_per_point": $FIG_MS, "keys": $FIG_KEYS, "value_bytes": $FIG_VALUE}
+ "thetas": "$FIG_THETAS", "ms_per_point": $FIG_MS, "rounds": $FIG_ROUNDS, "keys": $FIG_KEYS, "value_bytes": $FIG_VALUE}
 EOF
 for f in ${PRISM_FIG_LIST:-3 4 6 7 9 10}; do
 	t0=$(date +%s)

@@ -12,7 +12,8 @@
 # default 2000), PRISM_FIG_THETAS (the skew axis, default
 # "0 0.5 0.8 0.9 0.99"), PRISM_FIG_SKEW_CLIENTS (clients of the skew
 # figures, 4), PRISM_FIG_KEYS (KV records, TX keys: 1000), PRISM_FIG_VALUE
-# (value and block bytes, the paper's 512).  Each figN.sh then runs report.py, which writes
+# (value and block bytes, the paper's 512), PRISM_FIG_ROUNDS (runs of every
+# point, default 1; report.py takes each point's median).  Each figN.sh then runs report.py, which writes
 # figN.csv, figN.png and figN.summary.json (headline ratios, the paper's,
 # the goals).
 set -u
@@ -25,6 +26,7 @@ FIG_THETAS=${PRISM_FIG_THETAS:-0 0.5 0.8 0.9 0.99}
 FIG_SKEW_CLIENTS=${PRISM_FIG_SKEW_CLIENTS:-4}
 FIG_KEYS=${PRISM_FIG_KEYS:-1000}
 FIG_VALUE=${PRISM_FIG_VALUE:-512}
+FIG_ROUNDS=${PRISM_FIG_ROUNDS:-1}
 export PRISM_KO=${PRISM_KO:-$repo/kmod/prism.ko}
 
 fig_fail() { echo "$fig: $*" >&2; exit 1; }
@@ -39,19 +41,26 @@ fig_begin() {
 }
 
 # fig_runs COUNTS SCRIPT PATTERN VAR=VALUE...: tools/bench/SCRIPT once per
-# client count n of COUNTS, with the variables (%n in a value becomes n)
-# and PRISM_OUT=$fdir/cn; prints the lines of its output matching PATTERN.
+# client count n of COUNTS (FIG_ROUNDS times: rounds of every count, one
+# after the other), with the variables (%n in a value becomes n) and
+# PRISM_OUT=$fdir/cn (with rounds $fdir/cn/rR); prints the lines of its
+# output matching PATTERN.
 fig_runs() {
-	local counts=$1 script=$2 pattern=$3 n v e
+	local counts=$1 script=$2 pattern=$3 n v e r o
 	shift 3
-	for n in $counts; do
-		e=()
-		for v in "$@"; do
-			e+=("${v//%n/$n}")
+	for r in $(seq "$FIG_ROUNDS"); do
+		for n in $counts; do
+			e=()
+			for v in "$@"; do
+				e+=("${v//%n/$n}")
+			done
+			o=c$n
+			[ "$FIG_ROUNDS" = 1 ] || o=c$n/r$r
+			mkdir -p "$fdir/$o"
+			env "${e[@]}" PRISM_OUT="$fdir/$o" "$repo/tools/bench/$script" >"$fdir/$o.log" 2>&1 ||
+				{ tail -n 20 "$fdir/$o.log" >&2; fig_fail "$script with $n clients failed"; }
+			grep -E "$pattern" "$fdir/$o.log"
 		done
-		env "${e[@]}" PRISM_OUT="$fdir/c$n" "$repo/tools/bench/$script" >"$fdir/c$n.log" 2>&1 ||
-			{ tail -n 20 "$fdir/c$n.log" >&2; fig_fail "$script with $n clients failed"; }
-		grep -E "$pattern" "$fdir/c$n.log"
 	done
 }
 

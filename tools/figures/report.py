@@ -7,7 +7,8 @@ the runs at the paper's scale (report.py scale DIR: DIR/kv, tx, rs of
 scale.sh; exits 1 when an operation failed or read a wrong value).
 
 A figure's DIR holds one benchmark run per client count (cN/, the JSON of
-tools/bench/kv.sh, rs.sh or tx.sh).  Written to DIR: FIG.csv (one row per
+tools/bench/kv.sh, rs.sh or tx.sh), or with rounds (PRISM_FIG_ROUNDS) one
+per round (cN/rR/): each point is then the median of its rounds.  Written to DIR: FIG.csv (one row per
 system and point), FIG.png (gnuplot) and FIG.summary.json (headline
 ratios, the paper's values, the goals of issue 16 and whether they hold).
 """
@@ -26,14 +27,41 @@ NAMES = {"prism": "PRISM-KV", "pilaf": "Pilaf", "abd": "PRISM-RS", "lock": "ABD-
 
 
 def runs(d):
-    """(clients, path of the run's JSON) for every cN/ in d."""
+    """(clients, path of a run's JSON) for every cN/ and cN/rR/ in d."""
     out = []
     for c in glob.glob(os.path.join(d, "c*")):
         m = re.match(r"c(\d+)$", os.path.basename(c))
-        js = glob.glob(os.path.join(c, "bench-*.json"))
-        if m and js:
-            out.append((int(m.group(1)), js[0]))
+        if not m:
+            continue
+        for js in (glob.glob(os.path.join(c, "bench-*.json")) +
+                   glob.glob(os.path.join(c, "r*", "bench-*.json"))):
+            out.append((int(m.group(1)), js))
     return sorted(out)
+
+
+def median(v):
+    v = sorted(v)
+    n = len(v)
+    return v[n // 2] if n % 2 else (v[n // 2 - 1] + v[n // 2]) / 2.0
+
+
+def medians(rows):
+    """One row per system and point: the median of its rounds' throughput
+    and latencies, their errors summed, the rounds' throughputs kept."""
+    groups = {}
+    for r in rows:
+        groups.setdefault((r["system"], r["clients"], r["x"], r["point"]), []).append(r)
+    out = []
+    for rs in groups.values():
+        m = dict(rs[0])
+        for k in ("tput", "mean_us", "p50_us", "p99_us"):
+            vals = [r[k] for r in rs if r[k] is not None]
+            m[k] = median(vals) if vals else None
+        m["errors"] = sum(r["errors"] for r in rs)
+        m["rounds"] = len(rs)
+        m["tput_rounds"] = [r["tput"] for r in rs]
+        out.append(m)
+    return out
 
 
 def rows_of(kind, d):
@@ -68,7 +96,7 @@ def rows_of(kind, d):
                              "point": "YCSB-T " + ("uniform" if float(r["theta"]) == 0
                                                    else "zipf %s" % r["theta"]),
                              "bytes": r.get("bytes_per_key"), "errors": r.get("torn") or 0})
-    return rows
+    return medians(rows)
 
 
 def pair(kind):
@@ -175,11 +203,12 @@ def one(fig, d):
     if not rows:
         sys.exit("%s: no results in %s" % (fig, d))
     with open(os.path.join(d, fig + ".csv"), "w") as f:
-        f.write("system,clients,zipf,throughput_ops_s,mean_us,p50_us,p99_us\n")
+        f.write("system,clients,zipf,throughput_ops_s,mean_us,p50_us,p99_us,rounds,throughput_of_rounds\n")
         for r in rows:
-            f.write("%s,%d,%g,%.1f,%.1f,%s,%.1f\n" % (
+            f.write("%s,%d,%g,%.1f,%.1f,%s,%.1f,%d,%s\n" % (
                 NAMES[r["system"]], r["clients"], r["x"], r["tput"], r["mean_us"],
-                "" if r["p50_us"] is None else "%.1f" % r["p50_us"], r["p99_us"]))
+                "" if r["p50_us"] is None else "%.1f" % r["p50_us"], r["p99_us"],
+                r["rounds"], " ".join("%.1f" % t for t in r["tput_rounds"])))
     s = {"figure": fig, "title": title, "metrics": summary(fig, kind, shape, rows)}
     json.dump(s, open(os.path.join(d, fig + ".summary.json"), "w"), indent=1)
     plot(fig, title, shape, rows, d, kind)
