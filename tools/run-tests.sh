@@ -446,12 +446,13 @@ stage_multi() {
 	# The stores against their baselines with clients on two hosts, small
 	# (tools/bench/kv_mh.sh, tx_mh.sh: make kv-mh, make tx-mh), one after
 	# the other in one boot: 70,000 objects (more than a free list once
-	# held), points of 2 s, 2 processes x depth 2 per client host.
+	# held), one point per system of 2 s (YCSB-A Zipf 0.99, YCSB-T Zipf
+	# 0.99) after the bank, 2 processes x depth 2 per client host.
 	rm -rf "$dir/mh"
 	mkdir -p "$dir/mh"
 	run_logged "$logs/multi-mh.log" env PRISM_KO="$ko" \
 		PRISM_OUT="$PRISM_OUT/mh-smoke" PRISM_KVMH_RECORDS=70000 \
-		PRISM_KVMH_SECONDS=2 PRISM_KVMH_POINTS="C:uniform A:zipf:0.99" \
+		PRISM_KVMH_SECONDS=2 PRISM_KVMH_POINTS=A:zipf:0.99 \
 		PRISM_TXMH_KEYS=70000 PRISM_TXMH_SECONDS=2 PRISM_TXMH_THETAS=0.99 \
 		tools/vm/multi.sh -n 3 --timeout "${PRISM_TIMEOUT_MULTI:-900}" \
 		--logs "$dir/mh" -- \

@@ -66,7 +66,7 @@ for (s, p), r in by.items():
 doc = {"benchmark": "%s: PRISM vs its baseline, clients on several hosts (tools/bench/%s.sh)"
        % (name, name.replace("-", "_")),
        "config": {"client_hosts": hosts, "processes_per_host": procs,
-                  "depth_per_process": depth, "records": records,
+                  "depth_per_process": depth, "objects": records,
                   "value_bytes": value, "seconds_per_point": secs,
                   "interval_ms": iv,
                   "commit": os.environ.get("PRISM_BENCH_COMMIT", "unknown"),
@@ -89,6 +89,9 @@ with open("%s/bench-%s.md" % (out, name), "w") as f:
             f.write("| %s | %s | %s | %s | %s |\n" % (e["point"], label(e["baseline"]), e["throughput_ratio"],
                                                       e["p50_ratio"], e["p99_ratio"]))
 
+# PRISM's columns first, then the baseline's, each in the order of the
+# points (mh_finish colours point i of each the same, the baseline dashed)
+series.sort(key=lambda st: not st[0].startswith("prism:"))
 n = max((len(tl) for _, tl in series), default=0)
 with open(dat, "w") as f:
     f.write("t " + " ".join(col for col, _ in series) + "\n")
