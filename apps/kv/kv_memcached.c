@@ -171,9 +171,9 @@ int mc_get(struct mc_conn *c, const char *key, void *val, size_t cap, size_t *vl
 	return len <= cap ? 0 : -EMSGSIZE;
 }
 
-int mc_set(struct mc_conn *c, const char *key, const void *val, size_t vlen)
+int mc_set_send(struct mc_conn *c, const char *key, const void *val, size_t vlen)
 {
-	char hdr[512], line[512], *req;
+	char hdr[512], *req;
 	int err, n;
 
 	n = snprintf(hdr, sizeof(hdr), "set %s 0 0 %zu\r\n", key, vlen);
@@ -188,9 +188,22 @@ int mc_set(struct mc_conn *c, const char *key, const void *val, size_t vlen)
 	memcpy(req + n + vlen, "\r\n", 2);
 	err = write_all(c->fd, req, (size_t)n + vlen + 2);
 	free(req);
-	if (!err)
-		err = read_line(c, line, sizeof(line));
+	return err;
+}
+
+int mc_set_reply(struct mc_conn *c)
+{
+	char line[512];
+	int err = read_line(c, line, sizeof(line));
+
 	if (err)
 		return err;
 	return strcmp(line, "STORED") ? -EPROTO : 0;
+}
+
+int mc_set(struct mc_conn *c, const char *key, const void *val, size_t vlen)
+{
+	int err = mc_set_send(c, key, val, vlen);
+
+	return err ? err : mc_set_reply(c);
 }

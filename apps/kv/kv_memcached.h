@@ -18,5 +18,11 @@ void mc_close(struct mc_conn *c);
 int mc_get(struct mc_conn *c, const char *key, void *val, size_t cap, size_t *vlen);
 /* 0 when STORED, -EPROTO for any other answer, -errno. */
 int mc_set(struct mc_conn *c, const char *key, const void *val, size_t vlen);
+/*
+ * mc_set in two halves, to pipeline many: send the request (0 or -errno),
+ * later read its answer (as mc_set's), in the order they were sent.
+ */
+int mc_set_send(struct mc_conn *c, const char *key, const void *val, size_t vlen);
+int mc_set_reply(struct mc_conn *c);
 
 #endif /* KV_MEMCACHED_H */

@@ -79,4 +79,25 @@ check "merged counters: probes 400, no_buffer 0 (summed by name)" \
 	'"$KV" merge "$tmp/a" "$tmp/b" > "$tmp/out" && [ "$(field probes) $(field no_buffer)" = "400 0" ]' 'cat "$tmp/out"'
 st=$(status_of "$KV" merge "$tmp/a" "$tmp/missing")
 check "a missing file: refused with status 3 (got $st)" '[ "$st" = 3 ]' 'cat "$tmp/err"'
+# The load of memcached pipelines its sets (64 in flight): every record
+# must be there, whole, afterwards (a local memcached on a free port).
+if command -v memcached > /dev/null; then
+	port=$((20000 + RANDOM % 20000))
+	memcached -u "$(id -un)" -l 127.0.0.1 -p $port -U 0 -t 1 -m 64 -P "$tmp/mc.pid" -d 2> "$tmp/mc.err"
+	for _ in $(seq 50); do
+		"$KV" --memcached 127.0.0.1:$port bench --load --records 1 > /dev/null 2>&1 && break
+		sleep 0.1
+	done
+	st=$(status_of "$KV" --memcached 127.0.0.1:$port bench --load --records 3000 --value 700)
+	check "memcached: 3000 records of 700 bytes loaded, pipelined (status $st)" \
+		'[ "$st" = 0 ] && grep -q "loaded 3000 records" "$tmp/out"' 'cat "$tmp/out" "$tmp/err"'
+	"$KV" --memcached 127.0.0.1:$port bench --workload C --dist uniform --records 3000 \
+		--value 700 --seconds 0.5 --out "$tmp/mc.res" > /dev/null 2>&1
+	check "memcached: then every GET read a whole 700-byte value of its record" \
+		'read -r _ ops errs _ < "$tmp/mc.res" && [ "$ops" -gt 0 ] && [ "$errs" = 0 ]' 'cat "$tmp/mc.res"'
+	kill "$(cat "$tmp/mc.pid" 2> /dev/null)" 2> /dev/null
+else
+	skip "memcached: pipelined load" "memcached is not installed"
+	skip "memcached: GETs after the load" "memcached is not installed"
+fi
 tap_finish
