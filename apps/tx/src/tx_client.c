@@ -519,6 +519,7 @@ int main(int argc, char **argv)
 		tot.recovered_commits += s->recovered_commits;
 		tot.recovered_aborts += s->recovered_aborts;
 		tot.aborted_by_recovery += s->aborted_by_recovery;
+		tot.install_found_done += s->install_found_done;
 		vsize = w[i].c.vsize;
 		audits += w[i].audits;
 		audit_bad += w[i].audit_bad;
@@ -537,7 +538,7 @@ int main(int argc, char **argv)
 	       " gave_up=%" PRIu64 " timeouts=%" PRIu64 " nobuf=%" PRIu64
 	       " recycled=%" PRIu64 " recycle_lost=%" PRIu64 " rpc_resends=%" PRIu64
 	       " torn=%" PRIu64 " recovered_commits=%" PRIu64 " recovered_aborts=%" PRIu64
-	       " aborted_by_recovery=%" PRIu64 " errors=%d\n",
+	       " aborted_by_recovery=%" PRIu64 " install_found_done=%" PRIu64 " errors=%d\n",
 	       o.proto == TX_PROTO_PRISM ? "prism" : "farm",
 	       o.wl == W_BANK ? "bank" : o.wl == W_SKEW ? "skew" : "ycsb",
 	       o.theta, o.threads, o.keys, vsize, tot.commits, tot.aborts,
@@ -546,7 +547,8 @@ int main(int argc, char **argv)
 	       nlat ? lat[(nlat * 99) / 100 < nlat ? (nlat * 99) / 100 : nlat - 1] : 0,
 	       audits, audit_bad, gave_up, tot.timeouts, tot.nobuf_retries,
 	       tot.recycled, tot.recycle_lost, tot.rpc_resends, tot.torn,
-	       tot.recovered_commits, tot.recovered_aborts, tot.aborted_by_recovery, err);
+	       tot.recovered_commits, tot.recovered_aborts, tot.aborted_by_recovery,
+	       tot.install_found_done, err);
 	if (o.out) {
 		char counters[512];
 		int r;
@@ -554,9 +556,10 @@ int main(int argc, char **argv)
 		snprintf(counters, sizeof(counters), "aborts=%" PRIu64 " timeouts=%" PRIu64
 			 " gave_up=%" PRIu64 " audits=%" PRIu64 " audit_bad=%" PRIu64
 			 " nobuf=%" PRIu64 " recycled=%" PRIu64 " recycle_lost=%" PRIu64
-			 " rpc_resends=%" PRIu64 " torn=%" PRIu64, tot.aborts, tot.timeouts,
-			 gave_up, audits, audit_bad, tot.nobuf_retries, tot.recycled,
-			 tot.recycle_lost, tot.rpc_resends, tot.torn);
+			 " rpc_resends=%" PRIu64 " torn=%" PRIu64 " install_found_done=%" PRIu64,
+			 tot.aborts, tot.timeouts, gave_up, audits, audit_bad,
+			 tot.nobuf_retries, tot.recycled, tot.recycle_lost, tot.rpc_resends,
+			 tot.torn, tot.install_found_done);
 		r = write_result(&o, w, lat, nlat, tot.commits, gave_up + (uint64_t)err,
 				 elapsed, counters);
 		if (r) {

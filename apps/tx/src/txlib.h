@@ -36,6 +36,12 @@ struct tx_stats {
 	/* PRISM-TX recovery: pending writes of other clients this one ended */
 	uint64_t recovered_commits, recovered_aborts;
 	uint64_t aborted_by_recovery;	/* own transactions a recoverer aborted */
+	/*
+	 * Installs found done already: by a recoverer, or by an attempt of
+	 * this client whose completion was lost, whose replaced version
+	 * buffer then leaks (the two cannot be told apart).
+	 */
+	uint64_t install_found_done;
 };
 
 /*

@@ -229,8 +229,10 @@ static int install_done(struct txc *c, const struct tx *t, struct tx_item *it,
 	 */
 	if (st == PRISM_S_CMP_FAILED && old &&
 	    tx_get64(old + TX_AT_PW(TX_C)) == t->ts &&
-	    tx_get64(old + TX_AT_PW(TX_PTR)) == it->pptr)
+	    tx_get64(old + TX_AT_PW(TX_PTR)) == it->pptr) {
+		c->st.install_found_done++;
 		return 1;
+	}
 	fprintf(stderr, "tx: install of key %u at %" PRIu64 ": %s\n", it->key,
 		t->ts, prism_status_str(st));
 	return -EIO;
