@@ -24,8 +24,9 @@
 # (default "prism pilaf memcached"), KV_BENCH_PRELOAD=1 (the PRISM and Pilaf
 # servers store the records themselves, kv-server --preload, restarted for
 # each value size: the paper's 8 M records load in seconds; memcached is
-# still loaded by PUTs; each point then records the server's bytes per
-# object), KV_BENCH_MEM (memcached -m, MiB, default 256).  The apps/kv guest
+# still loaded by PUTs, 64 in flight; each point then records the server's
+# bytes per object, memcached's its item bytes per record), KV_BENCH_MEM
+# (memcached -m, MiB, default 256).  The apps/kv guest
 # suite runs a smoke of one point per value size.
 set -u
 
@@ -77,6 +78,14 @@ for i in $(seq $NHOSTS); do
 	ip -n $P$i addr add 10.89.0.$i/24 dev eth0
 done
 hz=$(getconf CLK_TCK)
+
+# mc_per_object: memcached's bytes of items per stored record (its stats
+# "bytes" over "curr_items"), or null
+mc_per_object() {
+	ip netns exec ${P}2 bash -c "exec 3<>/dev/tcp/10.89.0.1/$MC_PORT && printf 'stats\r\nquit\r\n' >&3 && cat <&3" 2>/dev/null |
+		awk '$2 == "bytes" { b = $3 + 0 } $2 == "curr_items" { n = $3 + 0 }
+		     END { if (n > 0) printf "%.1f\n", b / n; else print "null" }'
+}
 
 # kvh HOST SYSTEM ARGS...: the kv driver in HOST talking to SYSTEM
 kvh() {
@@ -137,6 +146,7 @@ for sys in $SYSTEMS; do
 			# every record rewritten at this value size
 			kvh 2 "$sys" bench --load --records "$RECORDS" --value "$value" >/dev/null ||
 				fail "$sys: load of $value-byte values failed"
+			[ "$sys" = memcached ] && per_object=$(mc_per_object)
 		fi
 		for wl in $WORKLOADS; do
 			for dist in $DISTS; do

@@ -22,7 +22,8 @@ FIGS = {
     "fig9": ("tx", "PRISM-TX vs FaRM-style OCC, YCSB-T, uniform", "curve"),
     "fig10": ("tx", "PRISM-TX vs FaRM-style OCC, YCSB-T, by Zipf skew", "skew"),
 }
-NAMES = {"prism": "PRISM-KV", "pilaf": "Pilaf", "abd": "PRISM-RS", "lock": "ABD-LOCK",
+NAMES = {"prism": "PRISM-KV", "pilaf": "Pilaf", "memcached": "memcached",
+         "abd": "PRISM-RS", "lock": "ABD-LOCK",
          "tx-prism": "PRISM-TX", "tx-farm": "FaRM-style"}
 
 
@@ -264,6 +265,8 @@ def scale(d):
              "| --- | --- | --- | --- | --- | --- | --- | --- |"]
     mem = ["| store | PRISM bytes/object | baseline bytes/object | value bytes |",
            "| --- | --- | --- | --- |"]
+    mc = ["| point | PRISM-KV ops/s | memcached ops/s | ratio | memcached bytes/object |",
+          "| --- | --- | --- | --- | --- |"]
     out, bad = [], False
     csv = ["store,system,point,clients,throughput_ops_s,mean_us,p99_us,bytes_per_object,errors"]
     for kind in ("kv", "tx", "rs"):
@@ -292,6 +295,12 @@ def scale(d):
             lines.append("| %s | %s | %.0f | %.0f | %s | %.1f | %.1f | %d |" % (
                 kind, point, p["tput"], b["tput"], ratio and "%.2f" % ratio,
                 p["mean_us"], b["mean_us"], p["errors"] + b["errors"]))
+            m = by.get(("memcached", point))
+            if m:
+                out[-1]["memcached_ops_s"] = m["tput"]
+                out[-1]["ratio_memcached"] = round(p["tput"] / m["tput"], 3) if m["tput"] else None
+                mc.append("| %s | %.0f | %.0f | %s | %s |" % (
+                    point, p["tput"], m["tput"], out[-1]["ratio_memcached"], m["bytes"]))
         p = next(r for r in rows if r["system"] == ps)
         b = next((r for r in rows if r["system"] == bs), {"bytes": None})
         mem.append("| %s | %s | %s | %d |" % (kind, p["bytes"], b["bytes"], cfg["value_bytes"]))
@@ -299,6 +308,8 @@ def scale(d):
     md = "%d objects of %d B, %d clients, %d ms per point, guest of %d MiB\n\n%s\n\n%s\n" % (
         cfg["objects"], cfg["value_bytes"], cfg["clients"], cfg["ms_per_point"],
         cfg["mem_mib"], "\n".join(lines), "\n".join(mem))
+    if len(mc) > 2:
+        md += "\nPRISM-KV against memcached (TCP, one worker thread):\n\n%s\n" % "\n".join(mc)
     open(os.path.join(d, "scale.md"), "w").write(md)
     scale_plot(d, cfg, out)
     json.dump({"config": cfg, "points": out}, open(os.path.join(d, "scale.summary.json"), "w"), indent=1)

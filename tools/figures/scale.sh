@@ -6,8 +6,10 @@
 # PRISM_FIG_VALUE (512) bytes with 8-byte keys in one target, against its
 # baseline in the same guest run, and reports its memory per object:
 #
-#   KV: kv-server --preload (PRISM-KV, then Pilaf), YCSB C and A, uniform
-#       and Zipf 0.99; every GET checks the value it read (kv bench).
+#   KV: kv-server --preload (PRISM-KV, then Pilaf), then memcached loaded
+#       by pipelined sets (-m sized for the objects), YCSB C and A,
+#       uniform and Zipf 0.99; every GET checks the value it read (kv
+#       bench).
 #   TX: one tx_server shard holding every key (both protocols' state),
 #       YCSB-T uniform and Zipf 0.99; first the bank workload on 32 of the
 #       keys, whose total and serializability are checked (tx.sh
@@ -22,7 +24,8 @@
 # --mem).  PRISM_BENCH_COMMIT names the run's commit.
 # PRISM_SCALE_CLIENTS (4), PRISM_SCALE_MS (per point, 3000),
 # PRISM_SCALE_STORES ("kv tx rs"), PRISM_SCALE_DISTS (the key popularity
-# points, "uniform zipf"; zipf is Zipf 0.99).  Results in $PRISM_OUT/scale/: one
+# points, "uniform zipf"; zipf is Zipf 0.99), PRISM_SCALE_MEMCACHED (0:
+# KV without memcached; default 1).  Results in $PRISM_OUT/scale/: one
 # directory per store (the benchmark's JSON and log), then report.py scale
 # writes scale.csv, scale.md, scale.png and scale.summary.json.
 . "$(dirname "$0")/lib.sh"
@@ -30,6 +33,10 @@ N=${PRISM_SCALE_OBJECTS:-8388608}
 C=${PRISM_SCALE_CLIENTS:-4}
 MS=${PRISM_SCALE_MS:-3000}
 DISTS=${PRISM_SCALE_DISTS:-uniform zipf}
+# memcached: about 600 bytes of item per 512-byte record in a slab class
+# of chunks up to 25% larger, and room (no record may be evicted)
+mc= mc_mib=$(( N / 1024 * 800 / 1024 + 64 ))
+[ "${PRISM_SCALE_MEMCACHED:-1}" = 1 ] && mc=" memcached"
 thetas= rs_points=
 for d in $DISTS; do
 	case $d in
@@ -51,7 +58,7 @@ for store in ${PRISM_SCALE_STORES:-kv tx rs}; do
 		fig_runs "$C" kv.sh '^(bench-kv: \{|kv-server: preloaded)' \
 			KV_BENCH_CLIENTS=%n KV_BENCH_PRELOAD=1 KV_BENCH_RECORDS="$N" \
 			KV_BENCH_VALUES="$FIG_VALUE" KV_BENCH_WORKLOADS="C A" \
-			KV_BENCH_DISTS="$DISTS" KV_BENCH_SYSTEMS="prism pilaf" \
+			KV_BENCH_DISTS="$DISTS" KV_BENCH_SYSTEMS="prism pilaf$mc" KV_BENCH_MEM=$mc_mib \
 			KV_BENCH_SECONDS=$(( (MS + 999) / 1000 ))
 		;;
 	tx)
