@@ -3,7 +3,8 @@
 # Coordination of the benchmarks whose clients run on several hosts
 # (kv_mh.sh, tx_mh.sh), run by tools/vm/multi.sh: guest 0 serves and
 # coordinates, guests 1..N-1 run PROCS client processes each.  Everything
-# goes through files of the shared directory $PRISM_MH_DIR ($D): for
+# goes through files of $D, the script's directory in the guests' shared
+# one (multi.sh's $PRISM_MH_DIR): for
 # point K guest 0 writes pt-K (one line: what the clients run, or "end"),
 # each client process writes ready-K-G-P once set up, guest 0 then writes
 # start-K, each process writes its result file res-K-G-P and, when all of
