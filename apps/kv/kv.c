@@ -416,11 +416,9 @@ static int cmd_bench(int argc, char **argv)
 		goto done;
 	}
 	/* A Zipf table of millions of keys takes seconds: start together. */
-	err = ready ? pu_write_atomic(ready, "ready\n") : 0;
-	if (!err && start_file)
-		err = pu_wait_file(start_file, 60000);
+	err = pu_start_line("kv", ready, start_file, 60000);
 	if (err) {
-		ret = report(err == -ETIMEDOUT ? start_file : ready, err);
+		ret = exit_code(err);
 		goto done;
 	}
 	cfg.start = pu_now_ns();

@@ -89,7 +89,7 @@ for sys in $STORES; do
 	wait_file -i 0.2 "$work/$sys.info" 1800000 "$server" ||
 		{ cat "$work/$sys.log"; fail "$sys server did not start"; }
 	grep preloaded "$work/$sys.log" | sed 's/^/# /'
-	cp "$work/$sys.info" "$D/kv-$sys.info.tmp" && mv -f "$D/kv-$sys.info.tmp" "$D/kv-$sys.info"
+	mh_mark "kv-$sys.info" "$(cat "$work/$sys.info")"
 	for pt in $POINTS; do
 		IFS=: read -r wl dist theta <<< "$pt"
 		theta=${theta:-0.99}

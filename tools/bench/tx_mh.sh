@@ -79,7 +79,7 @@ bench_pids+=("$server")
 wait_file -i 0.2 "$work/tx.info" 1800000 "$server" ||
 	{ cat "$work/server.log"; fail "tx_server did not start"; }
 grep -h '^tx_server: keys=' "$work/server.log" | sed 's/^/# /'
-cp "$work/tx.info" "$D/tx.info.tmp" && mv -f "$D/tx.info.tmp" "$D/tx.info"
+mh_mark tx.info "$(cat "$work/tx.info")"
 
 # The bank on keys 0..31 from every client at once, then its checks.
 k=0

@@ -160,17 +160,8 @@ int main(int argc, char **argv)
 		return perror(hist_path), 1;
 	if (lat_path && !(lat = fopen(lat_path, "w")))
 		return perror(lat_path), 1;
-	if (ready) {
-		err = pu_write_atomic(ready, "ready\n");
-		if (err) {
-			fprintf(stderr, "rs_client: %s: %s\n", ready, strerror(-err));
-			return 1;
-		}
-	}
-	if (start && pu_wait_file(start, 60000)) {
-		fprintf(stderr, "rs_client: no start file %s\n", start);
+	if (pu_start_line("rs_client", ready, start, 60000))
 		return 1;
-	}
 	rng = ((__u64)cfg.seed << 20) ^ ((__u64)cfg.client_id << 44) ^ 0x2545f4914f6cdd1dULL;
 	t0 = pu_now_ns();
 	t_end = t0 + duration_ms * 1000000;

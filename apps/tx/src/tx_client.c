@@ -251,7 +251,7 @@ static void *worker_main(void *arg)
 		w->hist = hist;
 	}
 	for (long i = 0;; i++) {
-		uint64_t t0 = tx_now_us();
+		uint64_t t0 = tx_now_us(), now;
 		int r;
 
 		if (o->ntx ? i >= o->ntx :
@@ -274,9 +274,10 @@ static void *worker_main(void *arg)
 				w->lat = n;
 				w->caplat = cap;
 			}
-			w->lat[w->nlat++] = tx_now_us() - t0;
+			now = tx_now_us();
+			w->lat[w->nlat++] = now - t0;
 			if (w->tl) {
-				size_t iv = (size_t)((tx_now_us() - start) / 1000 / (uint64_t)o->iv_ms);
+				size_t iv = (size_t)((now - start) / 1000 / (uint64_t)o->iv_ms);
 
 				w->tl[iv < w->n_iv ? iv : w->n_iv - 1]++;
 			}
@@ -468,17 +469,8 @@ int main(int argc, char **argv)
 			return 1;
 	}
 	/* A Zipf table over millions of keys takes seconds: start together. */
-	if (o.ready) {
-		int r = pu_write_atomic(o.ready, "ready\n");
-
-		if (!r)
-			r = pu_wait_file(o.go, 60000);
-		if (r) {
-			fprintf(stderr, "tx_client: %s: %s\n", r == -ETIMEDOUT ? o.go : o.ready,
-				strerror(-r));
-			return 1;
-		}
-	}
+	if (pu_start_line("tx_client", o.ready, o.go, 60000))
+		return 1;
 	t0 = tx_now_us();
 	for (unsigned int i = 0; i < o.threads; i++) {
 		w[i].start = t0;

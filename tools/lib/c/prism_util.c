@@ -516,6 +516,21 @@ int pu_wait_file(const char *path, int timeout_ms)
 	return 0;
 }
 
+int pu_start_line(const char *prog, const char *ready, const char *start,
+		  int timeout_ms)
+{
+	int err = ready ? pu_write_atomic(ready, "ready\n") : 0;
+
+	if (err) {
+		fprintf(stderr, "%s: %s: %s\n", prog, ready, strerror(-err));
+		return err;
+	}
+	err = start ? pu_wait_file(start, timeout_ms) : 0;
+	if (err)
+		fprintf(stderr, "%s: %s: not there after %d ms\n", prog, start, timeout_ms);
+	return err;
+}
+
 /* ---- command-line options ---- */
 
 #define PU_OPTS_MAX	32

@@ -268,6 +268,15 @@ int pu_read_first_line(const char *path, char *buf, size_t cap);
  * processes wait on): 0, or -ETIMEDOUT after timeout_ms.
  */
 int pu_wait_file(const char *path, int timeout_ms);
+/*
+ * The start line of clients on many hosts (kv bench, rs_client,
+ * tx_client): "ready" written to ready once set up (unless NULL), then
+ * a wait of timeout_ms at most for start to exist (unless NULL).  0, or
+ * -errno (-ETIMEDOUT: no start file) after saying "prog: FILE: why" on
+ * stderr.
+ */
+int pu_start_line(const char *prog, const char *ready, const char *start,
+		  int timeout_ms);
 
 /* ---- network namespaces ---- */
 

@@ -363,6 +363,28 @@ static void test_files(void)
 	}
 	ok(pu_read_first_line(path, line, sizeof(line)) == -ENOENT, "missing file: -ENOENT");
 	ok(pu_write_atomic("/nonexistent/dir/x", "x") == -ENOENT, "unwritable: -errno");
+	{
+		char ready[80], start[80];
+		int fd = open("/dev/null", O_WRONLY), e = dup(2), r1, r2, r3, r4;
+
+		snprintf(ready, sizeof(ready), "%s/ready", dir);
+		snprintf(start, sizeof(start), "%s/start", dir);
+		dup2(fd, 2);	/* the failures' messages */
+		r1 = pu_start_line("t", ready, start, 30);
+		r2 = pu_read_first_line(ready, line, sizeof(line));
+		pu_write_atomic(start, "go\n");
+		r3 = pu_start_line("t", NULL, start, 30);
+		r4 = pu_start_line("t", "/nonexistent/dir/r", start, 30);
+		dup2(e, 2);
+		close(fd);
+		close(e);
+		ok(r1 == -ETIMEDOUT && !r2 && !strcmp(line, "ready\n"),
+		   "start line: ready written, no start file: -ETIMEDOUT (%d)", r1);
+		ok(!r3 && r4 == -ENOENT && !pu_start_line("t", NULL, NULL, 0),
+		   "start line: the start file there: 0; ready unwritable: -ENOENT; nothing: 0");
+		unlink(ready);
+		unlink(start);
+	}
 	if (have)
 		rmdir(dir);
 }
