@@ -106,7 +106,29 @@ replicas() {
 	grep -h 'per_block_B=' "$work/rlog1"
 }
 
-# point NAME MODE KEYS THETA: one measurement; prints its JSON object.
+# all_counters: the module's counters summed over the 5 hosts.
+all_counters() {
+	local i
+	for i in $(seq $NH); do
+		prism_counters "$P$i"
+	done | awk '{ s[$1] += $2 } END { for (k in s) print k, s[k] }'
+}
+
+# point_counters: what explains a point (JSON members): the clients'
+# protocol counters (rs_client's line) and the nonzero changes of the
+# module's counters from the start line to the last client's exit.
+point_counters() {
+	{
+		sed -n 's/^client=.* \(writebacks=.*\) elapsed_ms=.*/\1/p' "$work"/cout* |
+			tr ' ' '\n'
+		counter_deltas "$work/c0" "$work/c1" | tr ' ' '\n'
+	} | awk -F= 'NF == 2 { s[$1] += $2; if (!($1 in o)) o[$1] = n++ }
+		END { for (k in o) if (s[k]) l[o[k]] = sprintf("\"%s\": %d", k, s[k])
+		      for (i = 0; i < n; i++) if (i in l) { printf "%s%s", sep, l[i]; sep = ", " } }'
+}
+
+# point NAME MODE KEYS THETA: one measurement; prints its JSON object
+# (counters: point_counters).
 point() {
 	local name=$1 mode=$2 keys=$3 theta=$4 i cp=() ready=() hist=() lin=null
 	rm -f "$work/go" "$work"/lat* "$work"/ready*
@@ -123,10 +145,12 @@ point() {
 	# every client set up (a Zipf table over millions of blocks takes
 	# seconds), then all start at once
 	wait_ready "${ready[@]}" || { cat "$work"/cout* >&2; fail "a client did not get ready"; }
+	all_counters >"$work/c0"
 	touch "$work/go"
 	for i in "${cp[@]}"; do
 		wait "$i" || { cat "$work"/cout* >&2; fail "client failed"; }
 	done
+	all_counters >"$work/c1"
 	local failedops
 	failedops=$(sed -n 's/.*failed=\([0-9]*\).*/\1/p' "$work"/cout* |
 		awk '{ s += $1 } END { print s + 0 }')
@@ -137,9 +161,9 @@ point() {
 		echo "bench-rs: check $name $mode: $(tr '\n' ' ' <"$work/check")" >&2
 		lin=true
 	fi
-	printf '{"point": "%s", "mode": "%s", "bsize": %s, "keys": %s, "zipf": %s, "failed": %s, "bytes_per_block": %s, "linearizable": %s, %s}' \
+	printf '{"point": "%s", "mode": "%s", "bsize": %s, "keys": %s, "zipf": %s, "failed": %s, "bytes_per_block": %s, "linearizable": %s, "counters": {%s}, %s}' \
 		"$name" "$mode" "$bsize" "$keys" "$theta" "$failedops" \
-		"$per_block" "$lin" \
+		"$per_block" "$lin" "$(point_counters)" \
 		"$("$B/rs_check" lat "$work"/lat* | sed 's/^{//; s/}$//')"
 }
 
