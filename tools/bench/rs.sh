@@ -28,7 +28,10 @@
 #      the paper's 8 M blocks need to fit one guest), RS_BENCH_CHECK=1
 #      (the clients record their histories and rs_check must find each
 #      protocol's histories since the replicas started linearizable after
-#      every point, or the run fails; "linearizable" in the JSON).
+#      every point, or the run fails; "linearizable" in the JSON),
+#      RS_BENCH_DELAY_US (0; else netem delays every frame leaving each
+#      host by that much: a round trip takes twice as long plus the CPU,
+#      so the clients wait on the network more than on the guest's CPUs).
 # Binaries are built on the host first: make -C apps/rs.
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
@@ -50,6 +53,7 @@ NC=${RS_BENCH_CLIENTS:-4}
 BLOCKS=${RS_BENCH_BLOCKS:-1024}
 SEPARATE=${RS_BENCH_SEPARATE:-0}
 CHECK=${RS_BENCH_CHECK:-0}
+DELAY_US=${RS_BENCH_DELAY_US:-0}
 out=${PRISM_OUT:-/tmp}
 P=rb
 NH=5
@@ -81,6 +85,10 @@ prism_load "${PRISM_KO:-}" || fail "cannot load the module"
 mkdir -p "$out"
 hosts_down $P $NH
 hosts_up $P $NH || fail "hosts_up"
+if [ "$DELAY_US" -gt 0 ]; then
+	hosts_netem $P $NH add delay "${DELAY_US}us" limit 100000 ||
+		fail "netem delay ${DELAY_US}us"
+fi
 
 # replicas BSIZE STORE: (re)start the 3 replicas with BLOCKS blocks of BSIZE
 # bytes (the replica's default spare buffers: at most 64 MiB), holding
@@ -190,8 +198,8 @@ fi
 json=$out/bench-rs.json
 dat=$work/plot.dat
 {
-	printf '{"bench": "rs", "kernel": "%s", "replicas": 3, "clients": %s, ' \
-		"$(uname -r)" "$NC"
+	printf '{"bench": "rs", "kernel": "%s", "replicas": 3, "clients": %s, "delay_us": %s, ' \
+		"$(uname -r)" "$NC" "$DELAY_US"
 	printf '"bsizes": [%s], "writes_pct": 50, "ms_per_point": %s, "results": [\n' \
 		"$(echo "$BSIZES" | tr ' ' ,)" "$MS"
 } >"$json.tmp"

@@ -73,11 +73,14 @@ fig_kv() {
 		KV_BENCH_RECORDS="$FIG_KEYS"
 }
 
-# fig_rs CLIENTS POINTS: PRISM-RS (ABD) and ABD-LOCK, 3 replicas, 50%
-# writes, blocks of FIG_VALUE bytes, at rs.sh's points POINTS.
+# fig_rs CLIENTS POINTS [VAR=VALUE...]: PRISM-RS (ABD) and ABD-LOCK, 3
+# replicas, 50% writes, blocks of FIG_VALUE bytes, at rs.sh's points
+# POINTS; the variables go to rs.sh too.
 fig_rs() {
-	fig_runs "$1" rs.sh '^bench-rs: .*ops/s' RS_BENCH_CLIENTS=%n \
-		RS_BENCH_POINTS="$2" RS_BENCH_BSIZES="$FIG_VALUE" RS_BENCH_MS="$FIG_MS"
+	local counts=$1 points=$2
+	shift 2
+	fig_runs "$counts" rs.sh '^bench-rs: .*ops/s' RS_BENCH_CLIENTS=%n \
+		RS_BENCH_POINTS="$points" RS_BENCH_BSIZES="$FIG_VALUE" RS_BENCH_MS="$FIG_MS" "$@"
 }
 
 # fig_tx THREADS THETAS: PRISM-TX and FaRM-style, YCSB-T (4-key RMW) over

@@ -19,6 +19,7 @@ FIGS = {
     "fig4": ("kv", "PRISM-KV vs Pilaf, YCSB-A (50% GET, 50% PUT), uniform", "curve"),
     "fig6": ("rs", "PRISM-RS vs ABD-LOCK, 3 replicas, 50% writes, uniform", "curve"),
     "fig7": ("rs", "PRISM-RS vs ABD-LOCK, 3 replicas, 50% writes, by Zipf skew", "skew"),
+    "fig7d": ("rs", "PRISM-RS vs ABD-LOCK by Zipf skew, every frame delayed (netem)", "skew"),
     "fig9": ("tx", "PRISM-TX vs FaRM-style OCC, YCSB-T, uniform", "curve"),
     "fig10": ("tx", "PRISM-TX vs FaRM-style OCC, YCSB-T, by Zipf skew", "skew"),
 }
@@ -151,7 +152,7 @@ def summary(fig, kind, shape, rows):
             if not b:
                 continue
             at = "Zipf %g%s" % (p["x"], ", %d clients" % p["clients"] if several else "")
-            if fig == "fig7":
+            if fig in ("fig7", "fig7d"):
                 out.append(metric("mean latency at %s (us)" % at, p["mean_us"],
                                   b["mean_us"], "lower, more so with skew"))
                 if p.get("chains_per_op") and b.get("chains_per_op"):
@@ -360,7 +361,7 @@ if __name__ == "__main__":
     if sys.argv[1:2] == ["scale"] and len(sys.argv) == 3:
         scale(sys.argv[2])
     if len(sys.argv) != 3 or (sys.argv[1] != "table" and sys.argv[1] not in FIGS):
-        sys.exit("usage: report.py fig3|fig4|fig6|fig7|fig9|fig10 DIR | report.py table OUT"
+        sys.exit("usage: report.py fig3|fig4|fig6|fig7|fig7d|fig9|fig10 DIR | report.py table OUT"
                  " | report.py check DIR NOISE | report.py scale DIR")
     if sys.argv[1] == "table":
         table(sys.argv[2])
