@@ -92,7 +92,7 @@ define bench_guest
 		tools/vm/run.sh --kernel stock $(3) --timeout $${PRISM_TIMEOUT_BENCH:-$(2)} -- $(1)
 endef
 
-# The paper's figures (tools/figures/all.sh, about 10 minutes in one guest
+# The paper's figures (tools/figures/all.sh, about 12 minutes in one guest
 # per round: PRISM_FIG_ROUNDS, each point the median of its rounds); the
 # data, plots and ratio table then go to doc/results/figures/.
 figures: deps
