@@ -43,8 +43,9 @@ out=${PRISM_OUT:-$work}/busypoll-mh
 log() { echo "$bench_name: $*"; }
 # give_up MSG: tell the other guest (ready-G), then fail
 give_up() { echo "fail $*" > "$D/ready-$g"; fail "$@"; }
-# mark NAME TEXT: $D/NAME written atomically
-mark() { printf '%s\n' "$2" > "$D/$1.tmp.$g" && mv -f "$D/$1.tmp.$g" "$D/$1"; }
+# mh_mark NAME TEXT: $D/NAME written atomically
+# shellcheck source=mh_lib.sh
+. "$here/mh_lib.sh"
 
 need_binary "$B" tools/bench
 load_module prism "$KO" || give_up "insmod $KO"
@@ -63,7 +64,7 @@ if [ "$g" != 0 ]; then
 		-p $PORT > "$work/pt-s.txt" 2>&1 &
 	bench_pids+=($!)
 	wait_listen $PORT || give_up "ib_read_lat server not listening"
-	mark ready-1 ok
+	mh_mark ready-1 ok
 	wait_file "$D/done-0" "$WAIT"
 	exit 0
 fi
@@ -92,7 +93,7 @@ for bp in 0 "${RXE_BUSY_POLL_US:-50}"; do
 	grep -E '^(RESULT|CSW|NAPI)' "$work/busy.log" >> "$res"
 	cat "$work/busy.log" >> "$out/bench-rxe-busy.txt"
 done
-mark done-0 ok
+mh_mark done-0 ok
 python3 "$here/rxe_report.py" "$res" "$out" "$N" "$W" "$(uname -r)" "$MHZ" |
 	sed -n '/^Busy polling/,$p'
 [ -s "$out/bench-rxe-busy.dat" ] &&

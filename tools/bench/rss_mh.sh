@@ -57,10 +57,11 @@ ip4=10.82.0.$((g + 1))
 
 bench_begin "rss-mh[$g]"
 out=${PRISM_OUT:-$repo/build/vm-out}
-# mark NAME TEXT: $D/NAME written atomically
-mark() { printf '%s\n' "$2" > "$D/$1.tmp.$g" && mv -f "$D/$1.tmp.$g" "$D/$1"; }
+# mh_mark NAME TEXT: $D/NAME written atomically
+# shellcheck source=mh_lib.sh
+. "$here/mh_lib.sh"
 # give_up MSG: tell the other guest, then fail
-give_up() { mark "ready-$g" "fail $*"; mark finish "fail"; fail "$@"; }
+give_up() { mh_mark "ready-$g" "fail $*"; mh_mark finish "fail"; fail "$@"; }
 
 need_binary "$B" tools/bench
 command -v ethtool > /dev/null || give_up "ethtool is missing (tools/install-deps.sh)"
@@ -87,7 +88,7 @@ if [ "$g" = 1 ]; then
 	wait_file "$work/raw.info" 30000 || give_up "raw server did not start: $(tail -2 "$work/raw.log")"
 	cp "$work/udp.info" "$D/udp.info" && cp "$work/raw.info" "$D/raw.info" ||
 		give_up "cannot copy the info files"
-	mark ready-1 "ok $(nproc) CPUs, $max queue pairs"
+	mh_mark ready-1 "ok $(nproc) CPUs, $max queue pairs"
 	# Serve the client's requests: mode-K = "QUEUE_PAIRS STEER";
 	# snapshots around each run.
 	k=1
@@ -99,10 +100,10 @@ if [ "$g" = 1 ]; then
 		echo "$steer" > /sys/module/prism/parameters/steer ||
 			give_up "steer=$steer"
 		snap "$D/snap-$k-a"
-		mark "ack-$k" ok
+		mh_mark "ack-$k" ok
 		wait_file "$D/done-$k" "$WAIT" || give_up "run $k never ended"
 		snap "$D/snap-$k-b"
-		mark "snapped-$k" ok
+		mh_mark "snapped-$k" ok
 		k=$((k + 1))
 	done
 fi
@@ -124,7 +125,7 @@ run() {
 	*-steer) steer=1 ;;
 	esac
 	k=$((k + 1))
-	mark "mode-$k" "$q $steer"
+	mh_mark "mode-$k" "$q $steer"
 	wait_file "$D/ack-$k" "$WAIT" || fail "target did not set $q queue pairs"
 	if [ "$link" = udp ]; then info=$D/udp.info ifs=udp:$ip4; else info=$D/raw.info ifs=eth0; fi
 	now_ms t0
@@ -137,7 +138,7 @@ run() {
 		wait "$i" || st=1
 	done
 	now_ms t1
-	mark "done-$k" ok
+	mh_mark "done-$k" ok
 	wait_file "$D/snapped-$k" "$WAIT" || fail "target did not take its snapshot"
 	[ $st = 0 ] || { cat "$work"/c*; fail "$mode: a client failed"; }
 	cat "$work"/c* | awk -v m="$mode" -v r="$2" -v c="$C" -v n="$N" \
@@ -171,7 +172,7 @@ for r in $(seq "$R"); do
 		run "${MODES[$(((j + r - 1) % nm))]}" "$r"
 	done
 done
-mark "mode-$((k + 1))" finish
+mh_mark "mode-$((k + 1))" finish
 
 python3 "$here/rss_report.py" "$dat" "$out" "$(uname -r)" \
 	"${PRISM_BENCH_COMMIT:-unknown}" "$C" "$N" "$DEPTH" > "$work/report.txt" ||
