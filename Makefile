@@ -21,6 +21,7 @@
 #                     pinned to one CPU vs steered (tools/bench/mcore.sh)
 #   make bench-udp    raw Ethernet vs UDP/IPv4 vs UDP/IPv6: READ 512, CAS,
 #                     indirect READ (tools/bench/udp.sh; doc/UDP-BENCH.md)
+#   make bench-udp-mh the same between two guests joined by virtio-net
 #   make bench-rss    UDP sessions over 1 vs 2 NIC queues of a 2-vCPU target,
 #                     two guests on a host bridge of multi-queue taps (root;
 #                     tools/bench/rss_mh.sh; doc/UDP-BENCH.md)
@@ -45,7 +46,7 @@ export PRISM_KVER := $(KVER)
 # Userspace subdirectories that exist yet, library first.
 USER_DIRS := $(foreach d,liburing-prism selftests apps tools,$(if $(wildcard $(d)/Makefile),$(d)))
 
-.PHONY: all module module-debug kernel-debug user deps check demo fuzz deb clean bench-large bench-cpu bench-depth bench-incast bench-mcore bench-udp bench-rss figures scale kv-mh tx-mh
+.PHONY: all module module-debug kernel-debug user deps check demo fuzz deb clean bench-large bench-cpu bench-depth bench-incast bench-mcore bench-udp bench-udp-mh bench-rss figures scale kv-mh tx-mh
 
 all: module user
 
@@ -134,6 +135,14 @@ bench-cpu: deps
 	PRISM_KO=$$ko PRISM_BENCH_COMMIT=$$(git rev-parse --short HEAD 2>/dev/null) \
 		tools/vm/multi.sh -n 2 --timeout $${PRISM_TIMEOUT_BENCH:-3000} -- \
 		tools/bench/cpu.sh
+
+# bench-udp between two guests joined by virtio-net (doc/UDP-BENCH.md).
+bench-udp-mh: deps
+	$(MAKE) user
+	ko=$$(tools/kernel/build-module.sh stock | grep '/prism\.ko$$') && \
+	PRISM_KO=$$ko PRISM_BENCH_COMMIT=$$(git rev-parse --short HEAD 2>/dev/null) \
+		tools/vm/multi.sh -n 2 --timeout $${PRISM_TIMEOUT_BENCH:-3000} -- \
+		tools/bench/udp.sh
 
 # Two guests of 2 vCPUs with 2-queue NICs on host taps (doc/UDP-BENCH.md).
 bench-rss: deps
