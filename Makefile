@@ -26,7 +26,8 @@
 #                     two guests on a host bridge of multi-queue taps (root;
 #                     tools/bench/rss_mh.sh; doc/UDP-BENCH.md)
 #   make figures      the paper's Figures 3, 4, 6, 7, 9, 10 (stores vs their
-#                     baselines) in one guest run (tools/figures; results
+#                     baselines; and 7d, figure 7 with the clients waiting on
+#                     the network) in one guest run (tools/figures; results
 #                     copied to doc/results/figures/, see doc/RESULTS.md)
 #   make scale        the three stores at the paper's scale, 8 M objects of
 #                     512 B (tools/figures/scale.sh, doc/results/scale/)
