@@ -16,7 +16,8 @@
 #
 # RS_BENCH_SMOKE=1 (the rs guest suite, so make check): one point
 # (uniform-64), 300 ms per mode, block sizes 4096 and 65536; exits 1 unless
-# every measurement completed operations and none failed.
+# every measurement completed operations, none failed, and its counters
+# show at least 3 chains per operation.
 #
 # Env: PRISM_KO, PRISM_OUT (default /tmp), RS_BENCH_MS (2000),
 #      RS_BENCH_CLIENTS (4), RS_BENCH_BSIZES ("4096 16384 65536"),
@@ -241,6 +242,9 @@ for bsize in $BSIZES; do
 			"$(get "$l" ops_per_s)" "$(get "$l" mean_us)" "$(get "$l" p99_us)"
 		for r in "$a" "$l"; do
 			[ "$(get "$r" failed)" = 0 ] && [ "$(get "$r" ops)" -gt 0 ] || bad=1
+			# every operation sends a chain to each of the 3 replicas
+			[ "$(get "$r" chains_sent)" -ge $((3 * $(get "$r" ops))) ] 2>/dev/null ||
+				bad=1
 		done
 	done
 done
