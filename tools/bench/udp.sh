@@ -122,8 +122,8 @@ for r in $(seq "$ROUNDS"); do
 			{ failed=$((failed + 1)); bench_note "bench_indirect $t" "$raw/indirect-$t-$r.log"; }
 	done
 done
-[ $MH = 1 ] && mh_mark done-0 ok
 if [ $MH = 1 ]; then
+	mh_mark done-0 ok
 	prism_counters > "$raw/counters-client.txt"
 else
 	prism_counters $NB > "$raw/counters-client.txt"
