@@ -19,6 +19,7 @@
 #include <net/route.h>
 #include "prism_net.h"
 #include "keyed.h"
+#include "outbuf.h"
 #include "../uapi/linux/prism_netlink.h"
 
 static int family = PRISM_DEFAULT_FAMILY;
@@ -261,11 +262,34 @@ static int prism_name_peer(struct prism_sock *psk, const void *name, int len,
 	return prism_dst_addr(psk, dst, len, pa, ep);
 }
 
+/*
+ * The control messages of a submission: at most one PRISM_CMSG_OUTBUF,
+ * copied to *ob (*has set).  Anything else is -EINVAL.
+ */
+static int prism_sendmsg_cmsgs(struct msghdr *msg, struct prism_outbuf *ob,
+			       bool *has)
+{
+	struct cmsghdr *cmsg;
+
+	*has = false;
+	for_each_cmsghdr(cmsg, msg) {
+		if (!CMSG_OK(msg, cmsg) || cmsg->cmsg_level != SOL_PRISM ||
+		    cmsg->cmsg_type != PRISM_CMSG_OUTBUF ||
+		    cmsg->cmsg_len != CMSG_LEN(sizeof(*ob)) || *has)
+			return -EINVAL;
+		memcpy(ob, CMSG_DATA(cmsg), sizeof(*ob));
+		*has = true;
+	}
+	return 0;
+}
+
 static int prism_sendmsg(struct socket *sock, struct msghdr *msg, size_t len)
 {
 	DECLARE_SOCKADDR(struct sockaddr_prism *, dst, msg->msg_name);
 	struct prism_sock *psk = prism_sk(sock->sk);
+	struct prism_outbuf ob;
 	struct prism_paddr pa;
+	bool has_ob;
 	u32 ep;
 	u8 *buf;
 	int err;
@@ -281,6 +305,9 @@ static int prism_sendmsg(struct socket *sock, struct msghdr *msg, size_t len)
 		return -EMSGSIZE;
 	if (len < sizeof(struct prism_chain))
 		return -EINVAL;
+	err = prism_sendmsg_cmsgs(msg, &ob, &has_ob);
+	if (err)
+		return err;
 	err = prism_name_peer(psk, dst, msg->msg_namelen, &pa, &ep);
 	if (err)
 		return err;
@@ -292,7 +319,7 @@ static int prism_sendmsg(struct socket *sock, struct msghdr *msg, size_t len)
 		err = -EFAULT;
 		goto out;
 	}
-	err = prism_client_submit(psk, &pa, ep, buf, len);
+	err = prism_client_submit(psk, &pa, ep, buf, len, has_ob ? &ob : NULL);
 	if (!err)
 		err = len;
 out:
@@ -835,15 +862,18 @@ static int __init prism_init(void)
 		return -EINVAL;
 	}
 	prism_engine_init();
-	err = prism_udp_init();
+	err = prism_obuf_init();
 	if (err)
 		return err;
+	err = prism_udp_init();
+	if (err)
+		goto err_obuf;
 	prism_ethertype = ethertype;
 	prism_family_ops.family = family;
 
 	err = proto_register(&prism_proto, 0);
 	if (err)
-		return err;
+		goto err_udp;
 	err = register_pernet_subsys(&prism_net_ops);
 	if (err)
 		goto err_proto;
@@ -872,6 +902,10 @@ err_pernet:
 	unregister_pernet_subsys(&prism_net_ops);
 err_proto:
 	proto_unregister(&prism_proto);
+err_udp:
+	prism_udp_exit();
+err_obuf:
+	prism_obuf_exit();
 	return err;
 }
 
@@ -884,6 +918,8 @@ static void __exit prism_exit(void)
 	unregister_pernet_subsys(&prism_net_ops);
 	/* Socket destructors run from RCU callbacks: let them finish. */
 	rcu_barrier();
+	/* The chains those freed gave their output buffers back. */
+	prism_obuf_exit();
 	proto_unregister(&prism_proto);
 }
 

@@ -395,6 +395,7 @@ static void prism_req_timer(struct timer_list *t)
  * @ubuf: kernel copy of what userspace wrote: &struct prism_chain, then its
  *        ops (&struct prism_op and inline data)
  * @len: bytes at @ubuf, at least sizeof(struct prism_chain)
+ * @uob: the chain's output buffer (PRISM_CMSG_OUTBUF), or NULL
  *
  * Encodes the chain into a request frame, preallocates its completion
  * (charged to the receive buffer of @psk), gives it the next request id,
@@ -413,13 +414,16 @@ static void prism_req_timer(struct timer_list *t)
  * * -ENETUNREACH: UDP: no route to @dst;
  * * -EMSGSIZE: the chain or its answer is larger than one frame and the
  *   MTU cannot carry its segments or its ops (SREQ);
+ * * -EINVAL, -ENOMEM, -EFAULT: @uob too short, past RLIMIT_MEMLOCK or not
+ *   writable (prism_obuf_pin());
  * * -ENOBUFS: the completion would exceed the receive buffer (SO_RCVBUF),
  *   PRISM_MAX_PEERS peers already, max_outstanding chains outstanding, or
  *   the request id would be PRISM_WINDOW or more above the peer's ack floor;
  * * -ENOMEM: out of memory.
  */
 int prism_client_submit(struct prism_sock *psk, const struct prism_paddr *dst,
-			u32 dst_ep, const u8 *ubuf, u32 len)
+			u32 dst_ep, const u8 *ubuf, u32 len,
+			const struct prism_outbuf *uob)
 {
 	const struct prism_chain *chain = (const struct prism_chain *)ubuf;
 	struct net *net = sock_net(&psk->sk);
@@ -486,12 +490,26 @@ int prism_client_submit(struct prism_sock *psk, const struct prism_paddr *dst,
 		err = prism_req_keyed_frame(req, mtu);
 	if (err)
 		goto out_req;
+	if (uob) {
+		req->ob = prism_obuf_pin(uob->addr, uob->len, resp_len -
+					 chain->nops * sizeof(struct prism_wres));
+		if (IS_ERR(req->ob)) {
+			err = PTR_ERR(req->ob);
+			req->ob = NULL;
+			prism_stat_add(net, psk, PRISM_STAT_OUTBUF_REFUSED, 1);
+			goto out_req;
+		}
+		prism_stat_add(net, psk, PRISM_STAT_OUTBUF_PAGES,
+			       prism_obuf_pages(req->ob));
+	}
 	err = prism_req_large_init(req, mtu, body_len, resp_len, timeout);
 	if (err)
 		goto out_req;
 	err = -ENOMEM;
+	/* With an output buffer the completion is its head alone. */
 	if (!req->cskb)
-		req->cskb = alloc_skb(prism_completion_size(chain->nops,
+		req->cskb = alloc_skb(req->ob ? prism_completion_head(req->nops) :
+				      prism_completion_size(chain->nops,
 							    resp_len),
 				      GFP_KERNEL_ACCOUNT);
 	if (!req->cskb)

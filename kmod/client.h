@@ -8,6 +8,7 @@
 #define _PRISM_CLIENT_H
 
 #include <linux/hrtimer.h>
+#include "outbuf.h"
 #include "prism_net.h"
 #include "seg.h"
 
@@ -50,6 +51,8 @@ struct prism_ckey;
  * @ckey: keyed chain: the derived key it is sealed with (a reference);
  *        NULL: a plain chain
  * @xmits: keyed chain: transmissions sealed so far (reqs lock)
+ * @ob: the chain's output buffer (PRISM_CMSG_OUTBUF), pinned; NULL: the
+ *      outputs go into @cskb
  * @wres: answer in segments: its per-op results (the completion has the
  *        rest of the body in place)
  */
@@ -88,6 +91,7 @@ struct prism_req {
 	bool			local;
 	struct prism_ckey	*ckey;
 	u32			xmits;
+	struct prism_obuf	*ob;
 	struct prism_wres	wres[PRISM_MAX_CHAIN];
 };
 

@@ -109,14 +109,26 @@ int prism_req_large_init(struct prism_req *req, u32 mtu, u32 body_len,
 	if (!req->rx)
 		return -ENOMEM;
 	prism_req_reasm_count(req, 1);
-	req->cskb = prism_cskb_alloc_frags(req->nops, resp_len -
-					   req->nops * sizeof(struct prism_wres));
+	if (req->ob) {
+		/* The outputs go to the output buffer: a head alone. */
+		req->cskb = alloc_skb(prism_completion_head(req->nops),
+				      GFP_KERNEL_ACCOUNT);
+		if (req->cskb)
+			skb_put_zero(req->cskb,
+				     prism_completion_head(req->nops));
+	} else {
+		req->cskb = prism_cskb_alloc_frags(req->nops, resp_len -
+						   req->nops *
+						   sizeof(struct prism_wres));
+	}
 	return req->cskb ? 0 : -ENOMEM;
 }
 
 /**
  * prism_req_large_free() - free what prism_req_large_init() set up
  * @req: the chain (its completion is freed with it, as any)
+ *
+ * Its output buffer, if any, is given back too.
  *
  * Context: Any context.
  */
@@ -130,6 +142,13 @@ void prism_req_large_free(struct prism_req *req)
 		prism_req_reasm_count(req, -1);
 	kfree(req->rx);
 	req->rx = NULL;
+	if (req->ob) {
+		prism_stat_add(sock_net(&req->psk->sk), req->psk,
+			       PRISM_STAT_OUTBUF_PAGES,
+			       -(u64)prism_obuf_pages(req->ob));
+		prism_obuf_release(req->ob);
+		req->ob = NULL;
+	}
 }
 
 /*
@@ -241,7 +260,7 @@ struct sk_buff *prism_req_probe(struct prism_req *req)
 /*
  * Store bytes [off, off + len) of the answer body, which are at skb_off in
  * the frame skb (linear or not): the results aside, the outputs in place
- * in the completion, one copy.
+ * in the output buffer or else in the completion, one copy.
  */
 static void prism_req_rx_store(struct prism_req *req, u32 off,
 			       const struct sk_buff *skb, u32 skb_off, u32 len)
@@ -260,6 +279,11 @@ static void prism_req_rx_store(struct prism_req *req, u32 off,
 	}
 	if (!len)
 		return;
+	if (req->ob) {
+		prism_obuf_write_skb(req->ob, off - res_bytes, skb, skb_off,
+				     len);
+		return;
+	}
 	off += prism_completion_head(req->nops) - res_bytes;
 	skb_prepare_seq_read((struct sk_buff *)skb, skb_off, skb_off + len,
 			     &st);
@@ -283,7 +307,7 @@ static bool prism_req_rx_finish(struct prism_req *req, u32 msg_len)
 		return false;
 	used = prism_results_check(req->wres, req->nops, msg_len - res_bytes);
 	if (used < 0 || used != msg_len - res_bytes ||
-	    pskb_trim(skb, prism_completion_head(req->nops) + used))
+	    (!req->ob && pskb_trim(skb, prism_completion_head(req->nops) + used)))
 		return false;
 	prism_completion_head_put((struct prism_msg *)skb->data, req,
 				  req->wres);

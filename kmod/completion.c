@@ -7,7 +7,9 @@
  * answer that fits one frame, page fragments for a larger one (filled
  * segment by segment by client_seg.c).  An answer from the network is
  * checked before anything of it is copied (prism_results_check(): known
- * statuses, outputs that fit what the answer carries); a chain that fails
+ * statuses, outputs that fit what the answer carries).  A chain with an
+ * output buffer (outbuf.c) has a completion of its head alone: its outputs
+ * are copied into that buffer instead.  A chain that fails
  * (timeout, NACKs, interface gone) gets the chain status in every op.
  * Layout of a completion: struct prism_msg, its per-op results, then the
  * outputs in op order, each padded to 8 bytes (uapi prism.h).
@@ -122,8 +124,11 @@ fail:
  */
 void prism_cskb_reset(struct sk_buff *skb)
 {
-	if (!skb_is_nonlinear(skb))
+	if (!skb_is_nonlinear(skb)) {
+		/* The head of an answer that came in part, if any. */
+		skb_trim(skb, 0);
 		return;
+	}
 	/* Not cloned: trimming frees the fragments and allocates nothing. */
 	WARN_ON_ONCE(pskb_trim(skb, 0));
 }
@@ -184,6 +189,7 @@ static void prism_completion_start(struct prism_msg *msg,
  * prism_completion_head_put() - the head of a completion
  * @msg: the completion's first bytes, prism_completion_head() of them,
  *       zeroed; its outputs follow, in op order, each padded to 8 bytes
+ *       (or, with an output buffer, start at its offset 0)
  * @req: the chain
  * @wres: its results, checked (prism_results_check())
  *
@@ -196,7 +202,7 @@ void prism_completion_head_put(struct prism_msg *msg,
 			       const struct prism_req *req,
 			       const struct prism_wres *wres)
 {
-	u32 i, olen, out = prism_completion_head(req->nops);
+	u32 i, olen, out = req->ob ? 0 : prism_completion_head(req->nops);
 
 	prism_completion_start(msg, req);
 	for (i = 0; i < req->nops; i++) {
@@ -240,7 +246,10 @@ bool prism_fill_completion(struct prism_req *req, const u8 *body,
 	msg = skb_put_zero(skb, prism_completion_head(req->nops));
 	prism_completion_head_put(msg, req, wres);
 	/* The outputs have the same layout on the wire and in a completion. */
-	skb_put_data(skb, body + res_bytes, used);
+	if (req->ob)
+		prism_obuf_write(req->ob, 0, body + res_bytes, used);
+	else
+		skb_put_data(skb, body + res_bytes, used);
 	msg->len = skb->len;
 	return true;
 }

@@ -4,9 +4,11 @@
  * from the network (unknown statuses, outputs that do not fit, lengths
  * whose padding wraps around), the head of a completion (offsets of the
  * outputs, padded to 8 bytes), and a completion built from a one-frame
- * answer or refused, leaving it untouched.
+ * answer or refused, leaving it untouched; with an output buffer, the
+ * outputs go there and the completion is its head alone.
  */
 #include <kunit/test.h>
+#include <linux/highmem.h>
 #include <linux/skbuff.h>
 #include "../client.h"
 
@@ -189,10 +191,52 @@ out:
 	kfree_skb(req->cskb);
 }
 
+/* A one-frame answer for a chain with an output buffer (outbuf.c). */
+static void fill_outbuf(struct kunit *test)
+{
+	static const u8 status[2] = { PRISM_S_OK, PRISM_S_OK };
+	static const u32 len[2] = { 3, 8 };
+	struct prism_req *req = t_req(test, 2, T_RES_BYTES + 16);
+	u32 head = prism_completion_head(2), i;
+	struct prism_msg *msg;
+	struct page *page;
+	u8 body[T_RES_BYTES + 16], *p;
+
+	t_wres_fill((struct prism_wres *)body, 2, status, len);
+	for (i = 0; i < 16; i++)
+		body[T_RES_BYTES + i] = 0xa0 + i;
+	page = alloc_page(GFP_KERNEL | __GFP_ZERO);
+	KUNIT_ASSERT_NOT_NULL(test, page);
+	req->ob = prism_obuf_of_pages(&page, 1, 100, 16);
+	KUNIT_ASSERT_NOT_NULL(test, req->ob);
+	req->cskb = alloc_skb(head, GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, req->cskb);
+
+	KUNIT_EXPECT_TRUE(test, prism_fill_completion(req, body,
+						      T_RES_BYTES + 16));
+	msg = (struct prism_msg *)req->cskb->data;
+	KUNIT_EXPECT_EQ(test, msg->len, head);	/* the results alone */
+	KUNIT_EXPECT_EQ(test, req->cskb->len, head);
+	/* Offsets count from the output buffer's start. */
+	KUNIT_EXPECT_EQ(test, msg->res[0].offset, 0U);
+	KUNIT_EXPECT_EQ(test, msg->res[1].offset, 8U);
+	KUNIT_EXPECT_EQ(test, msg->res[1].len, 8U);
+	p = kmap_local_page(page);
+	for (i = 0; i < 16; i++)
+		KUNIT_EXPECT_EQ(test, p[100 + i], 0xa0 + i);
+	KUNIT_EXPECT_EQ(test, p[99], 0);
+	KUNIT_EXPECT_EQ(test, p[116], 0);
+	kunmap_local(p);
+	kfree_skb(req->cskb);
+	kvfree(req->ob);
+	__free_page(page);
+}
+
 static struct kunit_case prism_completion_test_cases[] = {
 	KUNIT_CASE_PARAM(results_check_cases, t_res_gen_params),
 	KUNIT_CASE(head_offsets),
 	KUNIT_CASE_PARAM(fill_cases, t_fill_gen_params),
+	KUNIT_CASE(fill_outbuf),
 	{}
 };
 

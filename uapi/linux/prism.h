@@ -268,6 +268,26 @@ struct prism_chain {
 };
 
 /*
+ * Control message of a submission (sendmsg() cmsg at level SOL_PRISM,
+ * prism(7) "Output buffers"): the chain's outputs go to [addr, addr + len)
+ * of the caller's memory, copied there once from the frames that carry
+ * them, instead of following the results in its completion.  The
+ * completion then holds struct prism_msg and its results only, and
+ * prism_op_result.offset counts from addr.  len must hold every output the
+ * chain may return, each padded to 8 bytes (else EINVAL).  The pages stay
+ * pinned while the chain is in flight, charged to RLIMIT_MEMLOCK (ENOMEM
+ * past it, unless CAP_IPC_LOCK); a range not mapped writable gives EFAULT.
+ * Bytes of the range that the completion does not report are unspecified
+ * afterwards.
+ */
+#define PRISM_CMSG_OUTBUF	1
+
+struct prism_outbuf {
+	__u64	addr;
+	__u64	len;
+};
+
+/*
  * Status codes: per op (struct prism_op_result.status) and per chain
  * (struct prism_msg.status).  A chain whose status is not OK has no valid
  * per-op results: the target did not answer (TIMEOUT), refused the whole
@@ -307,7 +327,8 @@ struct prism_op_result {
 	__u8	status;		/* enum prism_status */
 	__u8	reserved[3];
 	__u32	len;		/* output bytes (0 if redirected or failed) */
-	__u32	offset;		/* of the output, from the start of struct prism_msg */
+	__u32	offset;		/* of the output, from the start of struct prism_msg
+				 * (with PRISM_CMSG_OUTBUF: of the output buffer) */
 	__u32	reserved2;
 };
 
@@ -491,7 +512,9 @@ struct prism_key {
 	X(AUTH_FAILED,		auth_failed)		/* target: keyed chains refused (tag, key, time) */ \
 	X(RESP_AUTH_FAILED,	resp_auth_failed)	/* client: answers to keyed chains dropped (tag) */ \
 	X(REKEYS,		rekeys)			/* target: region keys installed by REKEY ops */ \
-	X(REKEYS_REFUSED,	rekeys_refused)		/* target: REKEY ops refused (no admin right, unsealed, plain region, memory) */
+	X(REKEYS_REFUSED,	rekeys_refused)		/* target: REKEY ops refused (no admin right, unsealed, plain region, memory) */ \
+	X(OUTBUF_PAGES,		outbuf_pages)		/* gauge: client: user pages pinned as output buffers of chains in flight */ \
+	X(OUTBUF_REFUSED,	outbuf_refused)		/* client: output buffers refused (too short, RLIMIT_MEMLOCK, not writable) */
 
 /*
  * Counters, per socket (PRISM_STATS) and per netns (/proc/net/prism): one
