@@ -146,6 +146,29 @@ static inline const void *prism_msg_data(const struct prism_msg *m,
 	return (const unsigned char *)m + r->offset;
 }
 
+/*
+ * Output of op i of a completion whose chain had an output buffer
+ * (prism_chain_set_outbuf()): its place in outbuf (outbuf_len bytes, as
+ * given to the chain), NULL when the op returned nothing or the result
+ * points outside outbuf.
+ */
+static inline const void *prism_msg_outbuf_data(const struct prism_msg *m,
+						unsigned int i,
+						const void *outbuf,
+						size_t outbuf_len, __u32 *len)
+{
+	const struct prism_op_result *r = prism_msg_result(m, i);
+
+	if (len)
+		*len = 0;
+	if (!r || !r->len || !outbuf || r->offset > outbuf_len ||
+	    r->len > outbuf_len - r->offset)
+		return NULL;
+	if (len)
+		*len = r->len;
+	return (const unsigned char *)outbuf + r->offset;
+}
+
 /* 8-byte little-endian output of op i (ALLOC address, 8-byte CAS/READ). */
 static inline int prism_msg_u64(const struct prism_msg *m, unsigned int i,
 				__u64 *val)

@@ -236,6 +236,7 @@ int prism_submit(int fd, const struct sockaddr_prism *dst,
 		 const struct prism_chain_buf *c)
 {
 	ssize_t len = prism_chain_len(c);
+	union prism__cmsg_buf cb;
 	struct iovec iov;
 	struct msghdr mh;
 	ssize_t n;
@@ -249,6 +250,7 @@ int prism_submit(int fd, const struct sockaddr_prism *dst,
 	mh.msg_namelen = dst ? prism_addr_len(dst) : 0;
 	mh.msg_iov = &iov;
 	mh.msg_iovlen = 1;
+	prism__outbuf_cmsg(&mh, &cb, c);
 	do {
 		n = sendmsg(fd, &mh, 0);
 	} while (n < 0 && errno == EINTR);

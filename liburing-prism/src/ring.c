@@ -38,6 +38,7 @@
 struct prism_ring_slot {
 	struct msghdr		mh;
 	struct iovec		iov;
+	union prism__cmsg_buf	cmsg;
 	union prism_sockaddr	dst;
 	__u64			user_data;
 	void			*data;
@@ -293,6 +294,7 @@ int prism_ring_queue(struct prism_ring *r, const struct sockaddr_prism *dst,
 	s->iov.iov_len = (size_t)len;
 	s->mh.msg_iov = &s->iov;
 	s->mh.msg_iovlen = 1;
+	prism__outbuf_cmsg(&s->mh, &s->cmsg, c);
 	io_uring_prep_sendmsg(sqe, r->fd, &s->mh, 0);
 	sqe->user_data = (TAG_SEND << TAG_SHIFT) | (unsigned int)idx;
 	r->queued++;

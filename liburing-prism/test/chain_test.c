@@ -754,6 +754,50 @@ static void test_completion_size(void)
 }
 
 /*
+ * prism_chain_set_outbuf(): an output buffer leaves the encoded chain as it
+ * is, takes the outputs out of the completion's size, and
+ * prism_chain_outbuf_size() counts them.
+ */
+static void test_outbuf(void)
+{
+	static unsigned char ob[64];
+	unsigned char before[256];
+	size_t len;
+
+	start(1);
+	CHECK_EQ(prism_chain_outbuf_size(&c), -EINVAL);
+	prism_prep_read(&c, 1, 0, 13);
+	prism_prep_cas_u64(&c, 1, 8, PRISM_CAS_EQ, 0, 1);
+	CHECK_EQ(prism_chain_outbuf_size(&c), 16 + 8);
+	CHECK_EQ(prism_chain_completion_size(&c), 16 + 2 * 16 + 16 + 8);
+	CHECK(c.outbuf == NULL);
+	len = c.len;
+	memcpy(before, buf, len);
+	CHECK_EQ(prism_chain_set_outbuf(&c, ob, sizeof(ob)), 0);
+	CHECK(c.outbuf == ob);
+	CHECK_EQ(c.outbuf_len, sizeof(ob));
+	CHECK_EQ(c.len, len);
+	CHECK(!memcmp(before, buf, len));
+	CHECK_EQ(prism_chain_outbuf_size(&c), 16 + 8);
+	CHECK_EQ(prism_chain_completion_size(&c), 16 + 2 * 16);
+	/* A new chain has none. */
+	start(2);
+	CHECK(c.outbuf == NULL);
+	CHECK_EQ(c.outbuf_len, 0);
+
+	/* NULL or empty: EINVAL, recorded. */
+	start(3);
+	CHECK_EQ(prism_chain_set_outbuf(&c, NULL, 8), -EINVAL);
+	CHECK_EQ(prism_chain_error(&c), -EINVAL);
+	start(4);
+	CHECK_EQ(prism_chain_set_outbuf(&c, ob, 0), -EINVAL);
+	CHECK(c.outbuf == NULL);
+	/* A failed chain keeps its error. */
+	CHECK_EQ(prism_chain_set_outbuf(&c, ob, sizeof(ob)), -EINVAL);
+	CHECK_EQ(prism_chain_outbuf_size(&c), -EINVAL);
+}
+
+/*
  * PRISM_MAX_OP_DATA (1 MiB) of WRITE data fits a buffer of exactly the
  * header, the op and the data; one byte less of buffer does not.  Two ops
  * of 1 MiB each (PRISM_MAX_CHAIN_DATA of inline data) build too.
@@ -820,7 +864,7 @@ static void test_le64(void)
 
 int main(void)
 {
-	tap_plan(20);
+	tap_plan(21);
 	RUN(test_abi_layout);
 	RUN(test_init);
 	RUN(test_read);
@@ -840,6 +884,7 @@ int main(void)
 	RUN(test_rs_write_chain);
 	RUN(test_completion_size);
 	RUN(test_large_write);
+	RUN(test_outbuf);
 	RUN(test_le64);
 	return tap_done();
 }

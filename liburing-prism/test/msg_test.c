@@ -105,6 +105,45 @@ static void test_msg_bounds(void)
 	CHECK(prism_msg_data(m, 1, &len) == NULL);
 }
 
+/*
+ * A completion whose outputs went to an output buffer: results alone,
+ * offsets into the buffer; prism_msg_outbuf_data() checks them against
+ * the buffer, prism_msg_data() finds nothing in the message.
+ */
+static void test_msg_outbuf(void)
+{
+	struct prism_msg *m = make_msg();
+	_Alignas(8) unsigned char ob[16];
+	const unsigned char *p;
+	__u32 len;
+
+	m->len = 48;
+	m->res[0].offset = 0;
+	m->res[1].offset = 8;
+	CHECK_EQ(prism_msg_check(mb, 48), 0);
+	p = prism_msg_outbuf_data(m, 0, ob, sizeof(ob), &len);
+	CHECK(p == ob);
+	CHECK_EQ(len, 8);
+	p = prism_msg_outbuf_data(m, 1, ob, sizeof(ob), &len);
+	CHECK(p == ob + 8);
+	CHECK_EQ(len, 4);
+	CHECK(prism_msg_data(m, 0, &len) == NULL);
+	CHECK_EQ(len, 0);
+	/* Outside the buffer, wrapping, no output, no buffer, no result. */
+	CHECK(prism_msg_outbuf_data(m, 1, ob, 11, &len) == NULL);
+	CHECK_EQ(len, 0);
+	CHECK(prism_msg_outbuf_data(m, 1, ob, 12, &len) == ob + 8);
+	m->res[1].offset = 0xfffffff0u;
+	m->res[1].len = 0x20;
+	CHECK(prism_msg_outbuf_data(m, 1, ob, sizeof(ob), &len) == NULL);
+	m->res[1].offset = 8;
+	m->res[1].len = 0;
+	CHECK(prism_msg_outbuf_data(m, 1, ob, sizeof(ob), &len) == NULL);
+	CHECK(prism_msg_outbuf_data(m, 0, NULL, sizeof(ob), &len) == NULL);
+	CHECK(prism_msg_outbuf_data(m, 2, ob, sizeof(ob), &len) == NULL);
+	CHECK(prism_msg_outbuf_data(m, 0, ob, sizeof(ob), NULL) == ob);
+}
+
 static void test_msg_send(void)
 {
 	struct prism_msg *m = (void *)mb;
@@ -296,9 +335,10 @@ out:
 
 int main(void)
 {
-	tap_plan(7);
+	tap_plan(8);
 	RUN(test_msg_ok);
 	RUN(test_msg_bounds);
+	RUN(test_msg_outbuf);
 	RUN(test_msg_send);
 	RUN(test_strings);
 	RUN(test_family_and_addr);

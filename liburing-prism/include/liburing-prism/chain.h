@@ -21,6 +21,8 @@ struct prism_chain_buf {
 	size_t		len;	/* bytes used */
 	int		err;	/* first error (negative errno) or 0 */
 	struct prism_op	*last;	/* most recently added op */
+	void		*outbuf;	/* prism_chain_set_outbuf(), or NULL */
+	size_t		outbuf_len;
 };
 
 #define PRISM_ALIGN8(x)		(((x) + 7) & ~(size_t)7)
@@ -53,6 +55,8 @@ static inline int prism_chain_init(struct prism_chain_buf *c, void *buf,
 	c->len = 0;
 	c->err = 0;
 	c->last = NULL;
+	c->outbuf = NULL;
+	c->outbuf_len = 0;
 	if (!buf || ((uintptr_t)buf & 7))
 		return prism_chain_fail(c, -EINVAL);
 	if (cap < sizeof(struct prism_chain))
@@ -78,6 +82,26 @@ static inline void prism_chain_set_user_data(struct prism_chain_buf *c,
 {
 	if (!c->err)
 		prism_chain_hdr(c)->user_data = user_data;
+}
+
+/*
+ * Have the chain's outputs copied into buf (len bytes) instead of its
+ * completion (PRISM_CMSG_OUTBUF): the module pins buf while the chain is in
+ * flight and copies each output there once, from the frames; the
+ * completion carries the results only, and prism_msg_outbuf_data() finds
+ * an op's output in buf.  buf must hold every output the chain may return
+ * (prism_chain_outbuf_size()).  Returns 0, or -EINVAL (NULL buf, len 0).
+ */
+static inline int prism_chain_set_outbuf(struct prism_chain_buf *c, void *buf,
+					 size_t len)
+{
+	if (c->err)
+		return c->err;
+	if (!buf || !len)
+		return prism_chain_fail(c, -EINVAL);
+	c->outbuf = buf;
+	c->outbuf_len = len;
+	return 0;
 }
 
 /* The chain's first error (negative errno), or 0. */
@@ -485,25 +509,23 @@ static inline __u32 prism_op_output_len(const struct prism_op *op)
 }
 
 /*
- * Bytes of the largest completion the chain can get: struct prism_msg, one
- * struct prism_op_result per op, then the output of each op that is not
- * redirected, padded to 8.  A buffer that receives the completion
- * (prism_execute()'s out, prism_ring_init()'s buf_size) needs this many
- * bytes.  Returns the chain's error, or -EINVAL for a chain without ops.
+ * Bytes of the outputs the chain can get: the output of each op that is
+ * not redirected, padded to 8.  An output buffer (prism_chain_set_outbuf())
+ * needs this many bytes.  Returns the chain's error, or -EINVAL for a chain
+ * without ops.
  */
-static inline ssize_t prism_chain_completion_size(const struct prism_chain_buf *c)
+static inline ssize_t prism_chain_outbuf_size(const struct prism_chain_buf *c)
 {
 	const unsigned char *p;
 	const struct prism_op *op;
 	unsigned int i, nops;
-	size_t n;
+	size_t n = 0;
 
 	if (c->err)
 		return c->err;
 	nops = prism_chain_hdr(c)->nops;
 	if (!nops)
 		return -EINVAL;
-	n = sizeof(struct prism_msg) + nops * sizeof(struct prism_op_result);
 	p = c->buf + sizeof(struct prism_chain);
 	for (i = 0; i < nops; i++) {
 		op = (const struct prism_op *)(const void *)p;
@@ -512,6 +534,25 @@ static inline ssize_t prism_chain_completion_size(const struct prism_chain_buf *
 		p += sizeof(*op) + PRISM_ALIGN8((size_t)op->data_len);
 	}
 	return (ssize_t)n;
+}
+
+/*
+ * Bytes of the largest completion the chain can get: struct prism_msg, one
+ * struct prism_op_result per op, then its outputs (prism_chain_outbuf_size()),
+ * unless they go to an output buffer.  A buffer that receives the
+ * completion (prism_execute()'s out, prism_ring_init()'s buf_size) needs
+ * this many bytes.  Returns the chain's error, or -EINVAL for a chain
+ * without ops.
+ */
+static inline ssize_t prism_chain_completion_size(const struct prism_chain_buf *c)
+{
+	ssize_t out = prism_chain_outbuf_size(c);
+
+	if (out < 0)
+		return out;
+	return (ssize_t)(sizeof(struct prism_msg) +
+			 prism_chain_hdr(c)->nops * sizeof(struct prism_op_result) +
+			 (c->outbuf ? 0 : (size_t)out));
 }
 
 /* Bytes at op->addr the op touches (pointer size when indirect). */
