@@ -3,7 +3,7 @@
  * large_sweep: operations from 1 B to 1 MiB (issue 14, doc/LARGE-OPS.md).
  *
  *   large_sweep --if IF --target-ns NS --target-if TIF [--op OP]...
- *		[--max-size N] [--timeout-ms MS]
+ *		[--max-size N] [--timeout-ms MS] [--outbuf]
  *	the sweep: a target socket bound to TIF in netns NS (its memory
  *	is this process's), a client socket bound to IF here.  For each op
  *	(read, write, indirect, bounded, alloc, send; default all) and each
@@ -13,11 +13,17 @@
  *	checked byte for byte (a segment stored at the wrong offset shows);
  *	each chain must get exactly one completion, status OK, with the
  *	op's output length.  TAP: one line per op (naming the first failing
- *	size), then one for stray completions.
+ *	size), then one for stray completions.  With --outbuf every chain
+ *	has an output buffer (PRISM_CMSG_OUTBUF): its completion must carry
+ *	the results alone, the output must be in the buffer and the bytes
+ *	after it untouched; two more lines: a buffer of the chain's exact
+ *	size is accepted, and the refusals (a buffer one byte short: EINVAL,
+ *	read-only: EFAULT, past RLIMIT_MEMLOCK without CAP_IPC_LOCK: ENOMEM;
+ *	each counted in outbuf_refused, and no page left pinned).
  *   large_sweep --serve --if IF [--max-size N]
  *	a target only: one region holding a fixed pattern, its address line
  *	(mac= ep= rkey= addr= size=) on stdout, then pause()
- *   large_sweep --if IF [--loop [--op write]] [--max-size N] mac=.. ep=.. rkey=.. addr=.. size=..
+ *   large_sweep --if IF [--loop [--op write]] [--max-size N] [--outbuf] mac=.. ep=.. rkey=.. addr=.. size=..
  *	a client of a --serve target: the READ sweep, checked against the
  *	pattern; or, with --loop, READs of --max-size bytes for ever (with
  *	--op write, every other chain a WRITE of the same pattern), two in
@@ -33,8 +39,13 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <linux/capability.h>
+#include <sys/mman.h>
+#include <sys/resource.h>
 #include <sys/socket.h>
+#include <sys/syscall.h>
 #include <sys/time.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "../st.h"	/* open_in_netns(), errno_name(), now_ms() */
@@ -56,6 +67,7 @@ static const char *const op_name[NR_OPS] = {
 #define SERVE_SEED	0x5e55e0ULL
 #define FREE_SEED	0xf7eeULL	/* free list buffers while free */
 #define MAX_DIAG	4	/* failures printed per op */
+#define OB_FILL		0xa5	/* output buffer bytes before a chain */
 
 /*
  * The target's memory, one region: READ area (max + SLACK), WRITE area
@@ -82,6 +94,9 @@ struct sweep {
 	unsigned long		stray;		/* unexpected completions */
 	unsigned int		buf_busy;	/* free list buffers taken */
 	unsigned long		no_buffer;	/* ALLOC retries */
+	int			outbuf;		/* --outbuf */
+	unsigned char		*ob;		/* the output buffer */
+	size_t			ob_len;
 };
 
 /* ------------------------------------------------------------------------
@@ -249,6 +264,8 @@ static void chain_init(struct sweep *s, struct prism_chain_buf *c)
 {
 	prism_chain_init(c, s->cbuf, s->cbuf_len, ++s->next_ud);
 	prism_chain_set_timeout(c, s->timeout_ms);
+	if (s->outbuf)
+		prism_chain_set_outbuf(c, s->ob, s->ob_len);
 }
 
 /* Buffers for the largest chain, completion and SEND message. */
@@ -272,7 +289,10 @@ static int client_setup(struct sweep *s, const char *ifname)
 	s->cbuf = aligned_alloc(8, ALIGN8(s->cbuf_len));
 	s->want = malloc(max + SLACK);
 	s->rbuf = aligned_alloc(8, ALIGN8(s->rbuf_len));
-	if (!s->cbuf || !s->want || !s->rbuf)
+	/* Outputs of the largest chain, and bytes after them to watch. */
+	s->ob_len = ALIGN8(max) + GUARD;
+	s->ob = malloc(s->ob_len);
+	if (!s->cbuf || !s->want || !s->rbuf || !s->ob)
 		return -ENOMEM;
 	/* Ring buffers for the largest completion: a READ of max bytes. */
 	chain_init(s, &c);
@@ -312,6 +332,8 @@ static int run_chain(struct sweep *s, struct prism_chain_buf *c,
 	long long end;
 	int n, err;
 
+	if (s->outbuf)
+		memset(s->ob, OB_FILL, s->ob_len);
 	err = prism_chain_error(c);
 	if (!err)
 		err = prism_ring_queue(&s->ring, &s->dst, c);
@@ -363,11 +385,47 @@ static int run_chain(struct sweep *s, struct prism_chain_buf *c,
 }
 
 /*
- * Op i of m: status OK and an output of len bytes (8-byte aligned, inside
- * the message).  Its data in *p.  0, or -1 with why filled.
+ * With an output buffer: m carries its results alone; op i's output of
+ * len bytes is in the buffer (*p), and the bytes after it, padding aside,
+ * are as before the chain.  0, or -1 with why filled.
  */
-static int check_result(const struct prism_msg *m, unsigned int i, size_t len,
-			const unsigned char **p, char *why, size_t wl)
+static int check_outbuf(struct sweep *s, const struct prism_msg *m,
+			unsigned int i, size_t len, const unsigned char **p,
+			char *why, size_t wl)
+{
+	size_t head = sizeof(*m) + m->nops * sizeof(m->res[0]), k;
+	__u32 got;
+
+	if (m->len != head) {
+		snprintf(why, wl, "completion of %u B with an output buffer (expected %zu: the results alone)",
+			 m->len, head);
+		return -1;
+	}
+	*p = prism_msg_outbuf_data(m, i, s->ob, s->ob_len, &got);
+	if (len && !*p) {
+		snprintf(why, wl, "op %u: output [%u, +%u) outside the output buffer",
+			 i, m->res[i].offset, m->res[i].len);
+		return -1;
+	}
+	if (i || m->nops != 1)
+		return 0;
+	for (k = ALIGN8(len); k < s->ob_len && k < ALIGN8(len) + GUARD; k++)
+		if (s->ob[k] != OB_FILL) {
+			snprintf(why, wl, "output buffer byte %zu after a %zu B output written (0x%02x)",
+				 k, len, s->ob[k]);
+			return -1;
+		}
+	return 0;
+}
+
+/*
+ * Op i of m: status OK and an output of len bytes (8-byte aligned, inside
+ * the message or the output buffer).  Its data in *p.  0, or -1 with why
+ * filled.
+ */
+static int check_result(struct sweep *s, const struct prism_msg *m,
+			unsigned int i, size_t len, const unsigned char **p,
+			char *why, size_t wl)
 {
 	const struct prism_op_result *r = prism_msg_result(m, i);
 	__u32 got;
@@ -381,6 +439,8 @@ static int check_result(const struct prism_msg *m, unsigned int i, size_t len,
 		snprintf(why, wl, "op %u: length %u, expected %zu", i, r->len, len);
 		return -1;
 	}
+	if (s->outbuf)
+		return check_outbuf(s, m, i, len, p, why, wl);
 	*p = prism_msg_data(m, i, &got);
 	if (len && (!*p || r->offset % 8)) {
 		snprintf(why, wl, "op %u: output [%u, +%u) unaligned or outside the completion (len %u)",
@@ -413,7 +473,7 @@ static int read_check(struct sweep *s, __u64 addr, __u16 flags, size_t len,
 
 	chain_init(s, &c);
 	prism_prep_read_flags(&c, s->rkey, addr, (__u32)len, flags);
-	if (run_chain(s, &c, &m, why, wl) || check_result(m, 0, n, &p, why, wl))
+	if (run_chain(s, &c, &m, why, wl) || check_result(s, m, 0, n, &p, why, wl))
 		return -1;
 	return check_data(p, n, seed, from, "output", why, wl);
 }
@@ -465,7 +525,7 @@ static int do_write(struct sweep *s, size_t n, char *why, size_t wl)
 	chain_init(s, &c);
 	prism_prep_write(&c, s->rkey, s->base + s->lay.w_off + off_of(n),
 			 s->want, (__u32)n);
-	if (run_chain(s, &c, &m, why, wl) || check_result(m, 0, 0, &p, why, wl) ||
+	if (run_chain(s, &c, &m, why, wl) || check_result(s, m, 0, 0, &p, why, wl) ||
 	    check_data(dst, n, seed, 0, "target memory", why, wl))
 		return -1;
 	return check_data(dst + n, GUARD, before, n, "bytes after the WRITE",
@@ -499,7 +559,7 @@ static int do_alloc(struct sweep *s, size_t n, char *why, size_t wl)
 			break;
 		s->no_buffer++;
 	}
-	if (check_result(m, 0, 8, &p, why, wl))
+	if (check_result(s, m, 0, 8, &p, why, wl))
 		return -1;
 	addr = prism_get_le64(p);
 	k = (addr - s->base - s->lay.fl_off) / s->lay.buf_size;
@@ -540,7 +600,7 @@ static int do_send(struct sweep *s, size_t n, char *why, size_t wl)
 	pat_fill(s->want, n, seed, 0);
 	chain_init(s, &c);
 	prism_prep_send(&c, s->want, (__u32)n);
-	if (run_chain(s, &c, &m, why, wl) || check_result(m, 0, 0, &p, why, wl))
+	if (run_chain(s, &c, &m, why, wl) || check_result(s, m, 0, 0, &p, why, wl))
 		return -1;
 	got = prism_wait_from(s->tfd, s->rbuf, s->rbuf_len, &src, 0);
 	if (got < 0) {
@@ -629,10 +689,123 @@ static void check_strays(struct sweep *s)
 	   s->stray, left);
 }
 
+/* ------------------------------------------------------------------------
+ * Output buffers: the exact size, the refusals
+ */
+
+/* A READ of --max-size bytes with an output buffer of exactly its size. */
+static void outbuf_exact(struct sweep *s)
+{
+	size_t keep = s->ob_len;
+	char why[256] = "";
+	int bad;
+
+	s->ob_len = ALIGN8(s->max_op);
+	bad = do_read(s, OP_READ, s->max_op, why, sizeof(why));
+	s->ob_len = keep;
+	ok(!bad, "output buffer of exactly the outputs' size (%zu B) accepted, data exact%s%s",
+	   ALIGN8(s->max_op), bad ? ": " : "", why);
+}
+
+/* Drop CAP_IPC_LOCK from this process: 0 or -errno. */
+static int drop_ipc_lock(void)
+{
+	struct __user_cap_header_struct h = {
+		.version = _LINUX_CAPABILITY_VERSION_3,
+	};
+	struct __user_cap_data_struct d[_LINUX_CAPABILITY_U32S_3];
+	const unsigned int bit = 1u << (CAP_IPC_LOCK % 32);
+
+	if (syscall(SYS_capget, &h, d))
+		return -errno;
+	d[CAP_IPC_LOCK / 32].effective &= ~bit;
+	d[CAP_IPC_LOCK / 32].permitted &= ~bit;
+	d[CAP_IPC_LOCK / 32].inheritable &= ~bit;
+	return syscall(SYS_capset, &h, d) ? -errno : 0;
+}
+
+/*
+ * A READ of --max-size bytes submitted (sendmsg) with the output buffer
+ * [buf, +len): 0 if accepted, else -errno.
+ */
+static int submit_read_ob(struct sweep *s, void *buf, size_t len)
+{
+	struct prism_chain_buf c;
+
+	prism_chain_init(&c, s->cbuf, s->cbuf_len, ++s->next_ud);
+	prism_prep_read(&c, s->rkey, s->base + s->lay.r_off,
+			(__u32)s->max_op);
+	prism_chain_set_outbuf(&c, buf, len);
+	return prism_submit(s->fd, &s->dst, &c);
+}
+
+/* The same in a child without CAP_IPC_LOCK and with RLIMIT_MEMLOCK 0. */
+static int submit_read_ob_unlocked(struct sweep *s)
+{
+	struct rlimit rl = { 0, 0 };
+	int status, err;
+	pid_t pid;
+
+	pid = fork();
+	if (pid < 0)
+		return -errno;
+	if (!pid) {
+		err = drop_ipc_lock();
+		if (!err && setrlimit(RLIMIT_MEMLOCK, &rl))
+			err = -errno;
+		if (err) {
+			printf("# child: dropping CAP_IPC_LOCK or RLIMIT_MEMLOCK: %s\n",
+			       errno_name(-err));
+			_exit(255);
+		}
+		err = submit_read_ob(s, s->ob, s->ob_len);
+		_exit(err == -ENOMEM ? 0 : err ? -err : 254);
+	}
+	if (waitpid(pid, &status, 0) != pid || !WIFEXITED(status))
+		return -ECHILD;
+	status = WEXITSTATUS(status);
+	return status == 0 ? -ENOMEM : status == 254 ? 0 : -status;
+}
+
+/*
+ * Refused output buffers: one byte short, read-only, past RLIMIT_MEMLOCK;
+ * each counted, and afterwards no page of the socket's stays pinned.
+ */
+static void outbuf_refusals(struct sweep *s)
+{
+	size_t need = ALIGN8(s->max_op);
+	struct prism_stats st0, st1;
+	int e_short, e_ro, e_lock, err;
+	long long end;
+	void *ro;
+
+	err = prism_get_stats(s->fd, &st0);
+	e_short = submit_read_ob(s, s->ob, need - 1);
+	ro = mmap(NULL, need, PROT_READ, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	e_ro = ro == MAP_FAILED ? -errno : submit_read_ob(s, ro, need);
+	if (ro != MAP_FAILED)
+		munmap(ro, need);
+	e_lock = submit_read_ob_unlocked(s);
+	/* The gauge falls when a chain is freed, after its completion. */
+	end = now_ms() + 5000;
+	do {
+		err = err ? err : prism_get_stats(s->fd, &st1);
+	} while (!err && st1.outbuf_pages && now_ms() < end &&
+		 !usleep(10000));
+	ok(!err && e_short == -EINVAL && e_ro == -EFAULT && e_lock == -ENOMEM &&
+	   st1.outbuf_refused - st0.outbuf_refused == 3 && !st1.outbuf_pages,
+	   "output buffer refused: one byte short %s, read-only %s, past RLIMIT_MEMLOCK without CAP_IPC_LOCK %s (expected EINVAL, EFAULT, ENOMEM); outbuf_refused +%llu (3); outbuf_pages %llu (0)%s%s",
+	   errno_name(-e_short), errno_name(-e_ro), errno_name(-e_lock),
+	   err ? 0ULL : (unsigned long long)(st1.outbuf_refused - st0.outbuf_refused),
+	   err ? 0ULL : (unsigned long long)st1.outbuf_pages,
+	   err ? "; stats: " : "", err ? errno_name(-err) : "");
+}
+
 /*
  * Chains of --max-size bytes, two in flight, until killed or a failure:
  * READs of the target's pattern, and with write in ops, every other one a
- * WRITE of that same pattern over it (so READs still see it).
+ * WRITE of that same pattern over it (so READs still see it).  With
+ * --outbuf the READs have an output buffer, one for both in flight.
  */
 static int loop_ops(struct sweep *s, unsigned int ops)
 {
@@ -640,16 +813,21 @@ static int loop_ops(struct sweep *s, unsigned int ops)
 	struct prism_chain_buf c;
 	struct prism_ring_cqe ev;
 	const unsigned char *p;
-	const int writes = !!(ops & (1u << OP_WRITE));
+	const int writes = !!(ops & (1u << OP_WRITE)), ob = s->outbuf;
 	unsigned long done = 0;
 	char why[256] = "";
 	int i, err, is_read;
 
 	pat_fill(s->want, n, SERVE_SEED, 0);
+	/* The READs in flight write the same bytes; those after stay. */
+	memset(s->ob, OB_FILL, s->ob_len);
 	for (;;) {
 		while (prism_ring_inflight(&s->ring) < 2) {
+			/* The READs' output buffer: the WRITEs have none. */
+			is_read = !writes || (s->next_ud + 1) & 1;
+			s->outbuf = ob && is_read;
 			chain_init(s, &c);
-			if (!writes || s->next_ud & 1)
+			if (is_read)
 				prism_prep_read(&c, s->rkey, s->base, (__u32)n);
 			else
 				prism_prep_write(&c, s->rkey, s->base, s->want,
@@ -668,12 +846,13 @@ static int loop_ops(struct sweep *s, unsigned int ops)
 			return 1;
 		}
 		is_read = !writes || ev.user_data & 1;
+		s->outbuf = ob && is_read;
 		if (ev.res < 0)
 			event_error(ev.res, ev.user_data != 0, why, sizeof(why));
 		else if (ev.msg->status != PRISM_S_OK)
 			snprintf(why, sizeof(why), "chain status %s",
 				 prism_status_str(ev.msg->status));
-		else if (!check_result(ev.msg, 0, is_read ? n : 0, &p, why,
+		else if (!check_result(s, ev.msg, 0, is_read ? n : 0, &p, why,
 				       sizeof(why)) && is_read)
 			check_data(p, n, SERVE_SEED, 0, "output", why, sizeof(why));
 		if (*why) {
@@ -701,6 +880,7 @@ int main(int argc, char **argv)
 		PU_OPT("timeout-ms", tmo, "MS", "deadline of each chain (30000)"),
 		PU_OPT_FLAG("serve", serve, "be a target for remote clients"),
 		PU_OPT_FLAG("loop", loop, "remote: READ (and WRITE) --max-size bytes for ever"),
+		PU_OPT_FLAG("outbuf", s.outbuf, "every chain with an output buffer (PRISM_CMSG_OUTBUF)"),
 		PU_OPT_END,
 	};
 	const char *syn = "large_sweep --if IF (--target-ns NS --target-if IF | --serve | [--loop] mac=.. ep=.. rkey=.. addr=.. size=..) [options]";
@@ -774,12 +954,17 @@ int main(int argc, char **argv)
 		return loop_ops(&s, ops);
 
 	nsizes = sweep_sizes(max, sizes);
-	printf("TAP version 13\n1..%u\n", __builtin_popcount(ops) + 1);
+	printf("TAP version 13\n1..%u\n",
+	       __builtin_popcount(ops) + 1 + (s.outbuf ? 2 : 0));
 	printf("# sizes 1..%u B (%u of them), chain deadline %u ms\n", max,
 	       nsizes, tmo);
 	for (i = 0; i < NR_OPS; i++)
 		if (ops & (1u << i))
 			sweep_op(&s, (enum sweep_op)i, sizes, nsizes);
+	if (s.outbuf) {
+		outbuf_exact(&s);
+		outbuf_refusals(&s);
+	}
 	check_strays(&s);
 	if (s.no_buffer)
 		printf("# ALLOC: NO_BUFFER %lu times before a buffer posted again was ready\n",

@@ -13,10 +13,17 @@
 #  - the same at MTU 1500 under netem on both ends (loss, duplication,
 #    reordering by delay), sizes up to LARGE_NETEM_MAX; frames were lost
 #    and sent again;
+#  - the ops with outputs again, every chain with an output buffer
+#    (PRISM_CMSG_OUTBUF: the outputs copied once, from the frames into
+#    the caller's pages), at MTU 1500 and under netem: outputs exact, the
+#    completions carry the results alone, the refusals (EINVAL, EFAULT,
+#    ENOMEM past RLIMIT_MEMLOCK) counted and no page left pinned;
 #  - a client killed mid-transfer (READs and WRITEs of LARGE_MAX in a
-#    loop, one of each in flight, a 10 s deadline), while the target
-#    reassembles a WRITE and the client a READ's answer: the reassembly
-#    gauges (reasm_active, reasm_bytes) of both hosts go back to their
+#    loop, one of each in flight, a 10 s deadline, the READs with an
+#    output buffer), while the target reassembles a WRITE and the client
+#    a READ's answer: the reassembly gauges (reasm_active, reasm_bytes)
+#    and the client's pinned output buffer pages (outbuf_pages) go back
+#    to their
 #    baseline (the client's at once, the target's by the chain's
 #    deadline), and the target serves a new client (the READ sweep);
 #    and the memory: target and client run in memory cgroups of their
@@ -113,10 +120,12 @@ netem() {	# add|del
 	done
 }
 
-# The gauges of both hosts: "reasm_active reasm_bytes" of lg1, then lg2.
+# The gauges of both hosts: "reasm_active reasm_bytes" of lg1, then lg2,
+# then lg2's outbuf_pages.
 gauges() {
 	echo "$(stat_of lg1 reasm_active) $(stat_of lg1 reasm_bytes)" \
-	     "$(stat_of lg2 reasm_active) $(stat_of lg2 reasm_bytes)"
+	     "$(stat_of lg2 reasm_active) $(stat_of lg2 reasm_bytes)" \
+	     "$(stat_of lg2 outbuf_pages)"
 }
 gauges_are() { [ "$(gauges)" = "$1" ]; }
 # Both hosts stored segments in a reassembly since the loop began ($1:
@@ -142,7 +151,7 @@ if ! { ip netns add lg1 && ip netns add lg2 &&
 fi
 
 tap_header
-tap_plan 35
+tap_plan 48
 echo "# sizes up to $LARGE_MAX B, under netem up to $LARGE_NETEM_MAX B ($LARGE_NETEM)"
 
 mtu 1500
@@ -163,9 +172,14 @@ else
 fi
 
 mtu 1500
+sweep "MTU 1500, output buffers" --max-size "$LARGE_MAX" --outbuf \
+	--op read --op indirect --op bounded --op alloc
+
 re0=$(($(sum_of retransmits) + $(sum_of segs_resent)))
 netem add
 sweep "MTU 1500, netem" --max-size "$LARGE_NETEM_MAX"
+sweep "MTU 1500, netem, output buffers" --max-size "$LARGE_NETEM_MAX" \
+	--outbuf --op read
 netem del
 echo "# under netem: $(sum_of segs_resent) segments and $(sum_of retransmits) chains sent again, $(sum_of segs_dropped) segments dropped (both hosts, since boot)"
 check "MTU 1500, netem: frames were lost and sent again (retransmits + segs_resent grew)" \
@@ -210,7 +224,7 @@ mem_back() {
 rx0="$(stat_of lg1 segs_received) $(stat_of lg2 segs_received)"
 # shellcheck disable=SC2086 # $addr: the target's key=value words
 in_cg "${mc_c:-}" ip netns exec lg2 "$SWEEP" --if eth0 --loop --op write \
-	--timeout-ms 10000 --max-size "$LARGE_MAX" $addr >"$tmp/loop" 2>&1 &
+	--outbuf --timeout-ms 10000 --max-size "$LARGE_MAX" $addr >"$tmp/loop" 2>&1 &
 loop_pid=$!
 wait_line "$tmp/loop" '^progress=2$' 60000 $loop_pid
 check "kill: the looping client completed a READ and a WRITE of $LARGE_MAX B" \
@@ -246,7 +260,7 @@ now_ms t0
 wait_until "$LARGE_WAIT_MS" gauges_are "$base"
 r=$?
 now_ms t1
-check "kill: reasm_active and reasm_bytes of both hosts back to their baseline ($base) within $((LARGE_WAIT_MS / 1000)) s (took $((t1 - t0)) ms)" \
+check "kill: reasm_active and reasm_bytes of both hosts, and the client's outbuf_pages, back to their baseline ($base) within $((LARGE_WAIT_MS / 1000)) s (took $((t1 - t0)) ms)" \
 	"[ $r = 0 ]" "gauges now: \$(gauges)"
 if [ $mc = 1 ]; then
 	check "kill: the module's memory for the client's chains was charged to its memory cgroup (kernel memory $mem0 -> $mem1: grew by LARGE_MAX or more while the client ran)" \
