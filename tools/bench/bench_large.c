@@ -10,7 +10,7 @@
  *   bench_large prism-server IF EP INFO MAXSIZE MAXDEPTH
  *   bench_large prism --if IF --info INFO --op read|write|cas --size S
  *                     --depth D [--n N] [--warmup W] [--seconds T]
- *                     [--ready FILE --go FIFO] [--samples FILE]
+ *                     [--ready FILE --go FIFO] [--samples FILE] [--outbuf]
  *   bench_large tcp-server ADDR PORT READY MAXSIZE
  *   bench_large tcp --addr ADDR --port P --op read|write|stream --size S
  *                   [--depth D] [--n N] [--warmup W]
@@ -21,7 +21,10 @@
  * chain per slot (a READ of its value, or a WRITE of its data into its
  * part of the WRITE area; a CAS is built for every op: EQ, the counter's
  * value to that plus one) and keeps DEPTH of them in flight with
- * prism_submit() / prism_wait_from().  A CAS client reads its counters
+ * prism_submit() / prism_wait_from().  With --outbuf each slot's READ has
+ * an output buffer of its own (prism_chain_set_outbuf(): the answer is
+ * copied once, from the frames into it, and the completion is the
+ * result alone); its lines name the stack "prism-ob".  A CAS client reads its counters
  * first (a server outlives its clients) and checks every old value, so
  * two CAS clients must not share a server at the same time.
  *
@@ -282,6 +285,8 @@ struct pclient {
 	int			warm;		/* in the warm-up: full checks */
 	unsigned char		*out;
 	size_t			out_len;
+	int			outbuf;			/* --outbuf */
+	unsigned char		*ob[MAX_DEPTH];		/* each slot's output buffer */
 };
 
 static __u64 area(const struct pclient *p, int op, unsigned int slot)
@@ -324,6 +329,11 @@ static void prism_build(struct pclient *p)
 		}
 		if (p->c.op == OP_READ) {
 			prism_prep_read(c, p->rkey, area(p, OP_READ, k), (__u32)p->c.size);
+			if (p->outbuf) {
+				p->ob[k] = xalloc(PRISM_ALIGN8(p->c.size));
+				prism_chain_set_outbuf(c, p->ob[k],
+						       PRISM_ALIGN8(p->c.size));
+			}
 		} else {
 			for (i = 0; i < p->c.size; i++)
 				data[i] = wr_byte(k, i);
@@ -382,7 +392,9 @@ static unsigned int prism_wait_one(void *ctx, int kind, unsigned int *done)
 		exit(1);
 	}
 	if (p->c.op == OP_READ) {
-		d = prism_msg_data(m, 0, &len);
+		d = p->outbuf ? prism_msg_outbuf_data(m, 0, p->ob[slot],
+						      PRISM_ALIGN8(p->c.size), &len) :
+				prism_msg_data(m, 0, &len);
 		if (!d || len != p->c.size || check_ends(d, len, slot, rd_byte) ||
 		    (p->warm && check_all(d, len, slot, rd_byte)))
 			die("READ returned wrong bytes", EIO);
@@ -466,15 +478,18 @@ static int prism_client(int argc, char **argv)
 		PU_OPT("ready", p.c.ready, "FILE", "written after the warm-up"),
 		PU_OPT("go", p.c.go, "FIFO", "measure once FIFO is opened for writing"),
 		PU_OPT("samples", p.c.samples, "FILE", "every measured latency (us)"),
+		PU_OPT_FLAG("outbuf", p.outbuf, "READs into output buffers (stack prism-ob)"),
 		PU_OPT_END,
 	};
 	const char *synopsis = "bench_large prism --if IF --info INFO --op OP --size S [options]";
+	const char *stack;
 
 	if (cell_parse(argc, argv, opts, synopsis, &p.c, &op,
 		       OP_BIT(OP_READ) | OP_BIT(OP_WRITE) | OP_BIT(OP_CAS)))
 		return 2;
-	if (!ifname || !info)
+	if (!ifname || !info || (p.outbuf && p.c.op != OP_READ))
 		return pu_opts_usage(opts, synopsis);
+	stack = p.outbuf ? "prism-ob" : "prism";
 	p.maxsize = maxsize ? maxsize : p.c.size;
 	p.maxdepth = (unsigned int)maxdepth;
 	if (p.c.size > p.maxsize || p.c.depth > maxdepth)
@@ -495,14 +510,15 @@ static int prism_client(int argc, char **argv)
 	if (p.c.op == OP_CAS)
 		prism_read_counters(&p);
 
-	run_cell("prism", &p.c, &prism_pipeline, &p, &p.slots, &p.warm);
+	run_cell(stack, &p.c, &prism_pipeline, &p, &p.slots, &p.warm);
 	if (p.c.op == OP_WRITE)
 		prism_verify_write(&p);
 	memset(&st, 0, sizeof(st));
 	prism_get_stats(p.fd, &st);
 	/* every counter of the socket, under its name in PRISM_STATS_LIST */
 #define STAT_PRINT(ID, name)	printf(" " #name "=%llu", (unsigned long long)st.name);
-	printf("STATS prism %s %lu %lu", op_names[p.c.op], p.c.size, p.c.depth);
+	printf("STATS %s %s %lu %lu", stack, op_names[p.c.op], p.c.size,
+	       p.c.depth);
 	PRISM_STATS_LIST(STAT_PRINT)
 	printf("\n");
 #undef STAT_PRINT

@@ -6,7 +6,9 @@
 # DEPTH (ops in flight) over three stacks on the same veth pair, side by
 # side (doc/LARGE-BENCH.md):
 #
-#   PRISM  bench_large prism: client on va, server on vb (raw Ethernet)
+#   PRISM  bench_large prism: client on va, server on vb (raw Ethernet);
+#          READs also with output buffers (--outbuf, stack prism-ob:
+#          the answer copied once, from the frames to the user's pages)
 #   rxe    perftest ib_read_bw / ib_write_bw (-t DEPTH, -o DEPTH for
 #          READ) rxe0 (va) -> rxe1 (vb); latency at depth 1 from
 #          ib_read_lat / ib_write_lat (-C -U, raw cycles)
@@ -117,12 +119,17 @@ ops() {
 	echo "$n $w"
 }
 
-run_prism() {	# OP SIZE DEPTH N W
-	local f=$raw/prism-$1-$2-d$3.txt
+run_prism() {	# OP SIZE DEPTH N W [--outbuf]
+	local f=$raw/prism${6:+-ob}-$1-$2-d$3.txt
 	taskset -c $CPU_C timeout "$TMO" "$B" prism --if va --info "$work/ps.info" --op "$1" \
 		--size "$2" --depth "$3" --n "$4" --warmup "$5" --maxsize $maxsize \
-		--maxdepth $maxdepth > "$f" 2>&1 || { bench_note "PRISM $1 $2 depth $3" "$f"; failed=$((failed + 1)); }
+		--maxdepth $maxdepth ${6:+"$6"} > "$f" 2>&1 ||
+		{ bench_note "PRISM${6:+ $6} $1 $2 depth $3" "$f"; failed=$((failed + 1)); }
 	grep -E '^(RESULT|STATS) ' "$f" >> "$res"
+}
+
+run_prismob() {	# OP SIZE DEPTH N W: READs into output buffers
+	run_prism "$@" --outbuf
 }
 
 run_tcp() {	# OP SIZE DEPTH N W
@@ -158,7 +165,6 @@ run_rxe_lat() {	# OP SIZE N W
 	echo "PERFLAT $1 $2 $3 $4 $raw/$name.txt" >> "$res"
 }
 
-stacks=(prism tcp rxe)
 cell=0
 t0=$(date +%s)
 for size in $SIZES; do
@@ -166,8 +172,14 @@ for size in $SIZES; do
 		for depth in $DEPTHS; do
 			read -r n w <<< "$(ops "$size" "$depth")"
 			bench_log "$op $size depth $depth: $n ops (+$w warm-up) per stack"
-			for j in 0 1 2; do
-				"run_${stacks[$(((cell + j) % 3))]}" $op "$size" "$depth" "$n" "$w"
+			if [ $op = read ]; then
+				stacks=(prism prismob tcp rxe)
+			else
+				stacks=(prism tcp rxe)
+			fi
+			for j in "${!stacks[@]}"; do
+				"run_${stacks[$(((cell + j) % ${#stacks[@]}))]}" $op "$size" \
+					"$depth" "$n" "$w"
 			done
 			cell=$((cell + 1))
 		done
@@ -195,10 +207,10 @@ set grid ytics
 set logscale y
 set xtics rotate by -45
 set ylabel "MiB/s (log scale)"
-plot "$out/bench-large.dat" using 2:xtic(1) title "PRISM", "" using 3 title "rxe (ib_*_bw)", \
-     "" using 4 title "TCP"
+plot "$out/bench-large.dat" using 2:xtic(1) title "PRISM", "" using 8 title "PRISM, output buffers", \
+     "" using 3 title "rxe (ib_*_bw)", "" using 4 title "TCP"
 set ylabel "latency, us (log scale)"
-plot "$out/bench-large.dat" using 5:xtic(1) title "PRISM p50", \
+plot "$out/bench-large.dat" using 5:xtic(1) title "PRISM p50", "" using 9 title "PRISM, output buffers, p50", \
      "" using 6 title "rxe (ib_*_lat median at d1, Little's law at d>1)", "" using 7 title "TCP p50"
 EOF
 bench_finish '{json,csv,dat,md,png}'

@@ -8,9 +8,11 @@ per assertion on the results (large.sh turns them into TAP).
   large_report.py RES OUT KERNEL MHZ COMMIT "SIZES" "DEPTHS" N_NOTE
 
 RES lines (large.sh writes them):
-  RESULT prism|tcp OP SIZE DEPTH N MIB_S OPS_S P50 P99 MEAN MIN MAX
+  RESULT prism|prism-ob|tcp OP SIZE DEPTH N MIB_S OPS_S P50 P99 MEAN MIN MAX
   RESULT tcp stream SIZE 0 N MIB_S OPS_S - - - - -
-  STATS prism OP SIZE DEPTH key=value...
+  STATS prism|prism-ob OP SIZE DEPTH key=value...
+
+prism-ob: READs with output buffers (bench_large --outbuf), READ cells only.
   PERFBW OP SIZE DEPTH N MIB_S FILE     (perftest ib_OP_bw, BW average)
   PERFLAT OP SIZE N W FILE              (perftest ib_OP_lat -C -U, raw cycles)
 """
@@ -67,16 +69,21 @@ for op in ops:
         for depth in depths:
             p, r, t = (g(s, op, size, depth, "mib_s") for s in ("prism", "rxe", "tcp"))
             rl, how = rxe_lat(op, size, depth)
+            o = g("prism-ob", op, size, depth, "mib_s")
             rows.append({"op": op, "size": size, "depth": depth,
                          "prism": R.get(("prism", op, size, depth)), "rxe": R.get(("rxe", op, size, depth)),
                          "tcp": R.get(("tcp", op, size, depth)),
+                         "prism_ob": R.get(("prism-ob", op, size, depth)),
                          "prism_stats": S.get(("prism", op, size, depth)),
+                         "prism_ob_stats": S.get(("prism-ob", op, size, depth)),
                          "rxe_latency_us": rl, "rxe_latency_from": how,
-                         "prism_over_rxe": ratio(p, r), "prism_over_tcp": ratio(p, t)})
-            for s in ("prism", "rxe", "tcp"):
+                         "prism_over_rxe": ratio(p, r), "prism_over_tcp": ratio(p, t),
+                         "prism_ob_over_prism": ratio(o, p), "prism_ob_over_rxe": ratio(o, r)})
+            with_ob = ("prism-ob",) if op == "read" else ()
+            for s in ("prism", "rxe", "tcp") + with_ob:
                 v = g(s, op, size, depth, "mib_s")
                 check(v and v > 0, "%s %s %d depth %d: throughput %s MiB/s" % (s, op, size, depth, v))
-            for s in ("prism", "tcp"):
+            for s in ("prism", "tcp") + with_ob:
                 a, b = g(s, op, size, depth, "p50"), g(s, op, size, depth, "p99")
                 check(a and b and 0 < a <= b, "%s %s %d depth %d: latency p50 %s <= p99 %s us" % (s, op, size, depth, a, b))
                 check(g(s, op, size, depth, "n"), "%s %s %d depth %d: measured ops" % (s, op, size, depth))
@@ -100,9 +107,18 @@ for op in ops:
     p = g("prism", op, big, dmax, "mib_s")
     goals.append({"goal": "PRISM %s %d (depth %d) >= 0.8x TCP stream of %d-byte writes" % (op.upper(), big, dmax, big),
                   "ratio": ratio(p, stream), "met": bool(p and stream and p >= 0.8 * stream)})
-pl, tl = g("prism", "read", big, 1, "p50"), g("tcp", "read", big, 1, "p50")
-goals.append({"goal": "PRISM READ %d latency (p50, depth 1) <= 1.2x TCP ping-pong (16-byte request, %d-byte answer, p50)" % (big, big),
-              "ratio": ratio(pl, tl), "met": bool(pl and tl and pl <= 1.2 * tl)})
+tl = g("tcp", "read", big, 1, "p50")
+for s, name in (("prism", "PRISM"), ("prism-ob", "PRISM with output buffers")):
+    pl = g(s, "read", big, 1, "p50")
+    goals.append({"goal": "%s READ %d latency (p50, depth 1) <= 1.2x TCP ping-pong (16-byte request, %d-byte answer, p50)" % (name, big, big),
+                  "ratio": ratio(pl, tl), "met": bool(pl and tl and pl <= 1.2 * tl)})
+miss = [(r["size"], r["depth"], r["prism_ob_over_rxe"]) for r in rows
+        if r["op"] == "read" and (not r["prism_ob_over_rxe"] or r["prism_ob_over_rxe"] < 1)]
+goals.append({"goal": "PRISM READ with output buffers >= rxe throughput at every size and depth", "met": not miss,
+              "missed": ["read %d d%d: %s" % m for m in miss]})
+p = g("prism-ob", "read", big, dmax, "mib_s")
+goals.append({"goal": "PRISM READ with output buffers %d (depth %d) >= 0.8x TCP stream of %d-byte writes" % (big, dmax, big),
+              "ratio": ratio(p, stream), "met": bool(p and stream and p >= 0.8 * stream)})
 
 date = time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime())
 doc = {"benchmark": "large", "date": date, "kernel": kver, "commit": commit, "tsc_mhz": mhz,
@@ -131,26 +147,30 @@ def human(size):
 
 ndat = 0
 with open(out + "/bench-large.dat", "w") as d:
-    d.write("# label prism_mib_s rxe_mib_s tcp_mib_s prism_p50_us rxe_lat_us tcp_p50_us\n")
+    d.write("# label prism_mib_s rxe_mib_s tcp_mib_s prism_p50_us rxe_lat_us tcp_p50_us"
+            " prism_ob_mib_s prism_ob_p50_us\n")
     for r in rows:
         k = (r["op"], r["size"], r["depth"])
         vals = [g("prism", *k, "mib_s"), g("rxe", *k, "mib_s"), g("tcp", *k, "mib_s"),
-                g("prism", *k, "p50"), r["rxe_latency_us"], g("tcp", *k, "p50")]
+                g("prism", *k, "p50"), r["rxe_latency_us"], g("tcp", *k, "p50"),
+                g("prism-ob", *k, "mib_s"), g("prism-ob", *k, "p50")]
         d.write('"%s %s d%d" %s\n' % (r["op"].upper(), human(r["size"]).replace(" ", ""), r["depth"],
                                       " ".join("%.3f" % x if x else "NaN" for x in vals)))
         ndat += 1
 check(ndat == len(ops) * len(sizes) * len(depths), "bench-large.dat: %d rows" % ndat)
 
-lines = ["| op | size | depth | PRISM MiB/s | rxe MiB/s | TCP MiB/s | PRISM/rxe | PRISM/TCP | PRISM p50 us | PRISM p99 us | rxe us | TCP p50 us | TCP p99 us |",
-         "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|"]
+lines = ["| op | size | depth | PRISM MiB/s | PRISM-ob MiB/s | rxe MiB/s | TCP MiB/s | PRISM/rxe | PRISM-ob/PRISM | PRISM/TCP | PRISM p50 us | PRISM-ob p50 us | PRISM p99 us | rxe us | TCP p50 us | TCP p99 us |",
+         "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|"]
 for r in rows:
     k = (r["op"], r["size"], r["depth"])
     rl = fmt(r["rxe_latency_us"]) + ("" if r["rxe_latency_from"] == "lat" else " ~")
-    lines.append("| %s | %s | %d | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |" % (
+    lines.append("| %s | %s | %d | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |" % (
         r["op"].upper(), human(r["size"]), r["depth"], fmt(g("prism", *k, "mib_s")),
-        fmt(g("rxe", *k, "mib_s")), fmt(g("tcp", *k, "mib_s")), fmt(r["prism_over_rxe"], 2),
-        fmt(r["prism_over_tcp"], 2), fmt(g("prism", *k, "p50")), fmt(g("prism", *k, "p99")), rl,
-        fmt(g("tcp", *k, "p50")), fmt(g("tcp", *k, "p99"))))
+        fmt(g("prism-ob", *k, "mib_s")), fmt(g("rxe", *k, "mib_s")), fmt(g("tcp", *k, "mib_s")),
+        fmt(r["prism_over_rxe"], 2), fmt(r["prism_ob_over_prism"], 2),
+        fmt(r["prism_over_tcp"], 2), fmt(g("prism", *k, "p50")), fmt(g("prism-ob", *k, "p50")),
+        fmt(g("prism", *k, "p99")), rl, fmt(g("tcp", *k, "p50")), fmt(g("tcp", *k, "p99"))))
+lines += ["", "PRISM-ob: READs with output buffers (PRISM_CMSG_OUTBUF; one copy at the client)."]
 lines += ["", "TCP stream (one connection, writes of SIZE bytes back to back, until the receiver has them all):", "",
           "| size | MiB/s |", "|---:|---:|"]
 for size in sizes:
