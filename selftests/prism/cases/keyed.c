@@ -254,10 +254,13 @@ out:
 int case_keyed(struct client *c)
 {
 	static const char secret[] = "sealed 32 bytes of a keyed WRITE";
+	_Alignas(8) unsigned char ob[64];
 	struct prism_chain_buf ch;
 	const struct prism_msg *m;
 	struct prism_stats s0, s1;
 	struct kserver k;
+	const void *p;
+	__u32 len;
 	ssize_t n;
 
 	if (kserver_open(c, &k, true))
@@ -298,6 +301,24 @@ int case_keyed(struct client *c)
 	cl_expect_op(m, 3, PRISM_S_OK, "plain bytes", 11, "plain READ in a sealed chain");
 	EXPECT_MEM(k.kmem + 100, secret, 32, "keyed region after the sealed WRITE");
 	EXPECT_EQ(k.kmem[8], 42, "keyed region after the sealed CAS");
+	/* The same READs with an output buffer: opened, then copied there. */
+	memset(ob, 0, sizeof(ob));
+	cl_chain(c, &ch);
+	prism_prep_read(&ch, k.kr, (__u64)(uintptr_t)k.kmem + 100, 32);
+	prism_prep_read(&ch, k.pr, (__u64)(uintptr_t)k.pmem, 11);
+	prism_chain_set_outbuf(&ch, ob, sizeof(ob));
+	m = kexec(c, &k, &ch);
+	expect_status(m, PRISM_S_OK, "sealed chain with an output buffer");
+	if (m) {
+		EXPECT_EQ(m->len, sizeof(*m) + 2 * sizeof(m->res[0]),
+			  "its completion's length (the results alone)");
+		p = prism_msg_outbuf_data(m, 0, ob, sizeof(ob), &len);
+		EXPECT(p == ob && len == 32 && !memcmp(p, secret, 32),
+		       "sealed READ into the output buffer");
+		p = prism_msg_outbuf_data(m, 1, ob, sizeof(ob), &len);
+		EXPECT(p == ob + 32 && len == 11 && !memcmp(p, "plain bytes", 11),
+		       "plain READ of a sealed chain into the output buffer");
+	}
 	s0 = kstats(k.s);
 	EXPECT_EQ(s0.auth_failed, 0, "auth_failed at the target");
 	EXPECT_EQ(kstats(c->fd).resp_auth_failed, 0, "resp_auth_failed at the client");
