@@ -98,8 +98,23 @@ for d in $DEPTHS; do [ "$d" -gt $maxdepth ] && maxdepth=$d; done
 MHZ=$(taskset -c $CPU_C "$bench_dir/rxe_lat" tsc-mhz | awk '{print $1}')
 case $MHZ in ''|*[!0-9.]*) fail "could not measure the TSC rate" ;; esac
 
-bench_server "$work/ps.info" "$raw/prism-server.txt" \
-	taskset -c $CPU_S "$B" prism-server vb 1 "$work/ps.info" $maxsize $maxdepth
+# A PRISM server of its own for every cell: a client that exits leaves
+# the answers its last requests did not acknowledge in the target's reply
+# cache until its session idles out (PRISM_SESSION_IDLE_MS, 120 s), and
+# four 1 MiB cells at depth 16 would fill the socket's PRISM_RCACHE_BYTES
+# (32 MiB): the next client would be NACKed (doc/LARGE-OPS.md, "Known
+# limits").
+prism_srv=''
+prism_server() {
+	if [ -n "$prism_srv" ]; then
+		kill -KILL "$prism_srv" 2>/dev/null
+		wait "$prism_srv" 2>/dev/null
+	fi
+	rm -f "$work/ps.info"
+	bench_server "$work/ps.info" "$raw/prism-server.txt" \
+		taskset -c $CPU_S "$B" prism-server vb 1 "$work/ps.info" $maxsize $maxdepth
+	prism_srv=${bench_pids[-1]}
+}
 bench_server "$work/tcp.ready" "$raw/tcp-server.txt" \
 	taskset -c "$CPU_T" "$B" tcp-server $RXE_IP_B $TCP_PORT "$work/tcp.ready" $maxsize
 
@@ -172,6 +187,7 @@ for size in $SIZES; do
 		for depth in $DEPTHS; do
 			read -r n w <<< "$(ops "$size" "$depth")"
 			bench_log "$op $size depth $depth: $n ops (+$w warm-up) per stack"
+			prism_server
 			if [ $op = read ]; then
 				stacks=(prism prismob tcp rxe)
 			else
