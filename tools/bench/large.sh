@@ -98,12 +98,12 @@ for d in $DEPTHS; do [ "$d" -gt $maxdepth ] && maxdepth=$d; done
 MHZ=$(taskset -c $CPU_C "$bench_dir/rxe_lat" tsc-mhz | awk '{print $1}')
 case $MHZ in ''|*[!0-9.]*) fail "could not measure the TSC rate" ;; esac
 
-# A PRISM server of its own for every cell: a client that exits leaves
-# the answers its last requests did not acknowledge in the target's reply
-# cache until its session idles out (PRISM_SESSION_IDLE_MS, 120 s), and
-# four 1 MiB cells at depth 16 would fill the socket's PRISM_RCACHE_BYTES
-# (32 MiB): the next client would be NACKed (doc/LARGE-OPS.md, "Known
-# limits").
+# A PRISM server of its own for every client run: a client that exits
+# leaves the answers its last requests did not acknowledge in the
+# target's reply cache until its session idles out (PRISM_SESSION_IDLE_MS,
+# 120 s); after a READ cell of 16 x 1 MiB, the next such cell's client
+# would find the socket's PRISM_RCACHE_BYTES (32 MiB) full and be NACKed
+# (doc/LARGE-OPS.md, "Known limits").
 prism_srv=''
 prism_server() {
 	if [ -n "$prism_srv" ]; then
@@ -136,6 +136,7 @@ ops() {
 
 run_prism() {	# OP SIZE DEPTH N W [--outbuf]
 	local f=$raw/prism${6:+-ob}-$1-$2-d$3.txt
+	prism_server
 	taskset -c $CPU_C timeout "$TMO" "$B" prism --if va --info "$work/ps.info" --op "$1" \
 		--size "$2" --depth "$3" --n "$4" --warmup "$5" --maxsize $maxsize \
 		--maxdepth $maxdepth ${6:+"$6"} > "$f" 2>&1 ||
@@ -187,7 +188,6 @@ for size in $SIZES; do
 		for depth in $DEPTHS; do
 			read -r n w <<< "$(ops "$size" "$depth")"
 			bench_log "$op $size depth $depth: $n ops (+$w warm-up) per stack"
-			prism_server
 			if [ $op = read ]; then
 				stacks=(prism prismob tcp rxe)
 			else
