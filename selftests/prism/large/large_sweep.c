@@ -16,8 +16,10 @@
  *	size), then one for stray completions.  With --outbuf every chain
  *	has an output buffer (PRISM_CMSG_OUTBUF): its completion must carry
  *	the results alone, the output must be in the buffer and the bytes
- *	after it untouched; two more lines: a buffer of the chain's exact
- *	size is accepted, and the refusals (a buffer one byte short: EINVAL,
+ *	after it untouched; three more lines: a buffer of the chain's exact
+ *	size is accepted, a chain that fails (to an endpoint nobody bound)
+ *	completes with its status and the result alone, and the refusals
+ *	(a buffer one byte short: EINVAL,
  *	read-only: EFAULT, past RLIMIT_MEMLOCK without CAP_IPC_LOCK: ENOMEM;
  *	each counted in outbuf_refused, and no page left pinned).
  *   large_sweep --serve --if IF [--max-size N]
@@ -707,6 +709,35 @@ static void outbuf_exact(struct sweep *s)
 	   ALIGN8(s->max_op), bad ? ": " : "", why);
 }
 
+/*
+ * A READ of --max-size bytes with an output buffer to an endpoint nobody
+ * bound: the chain fails (NO_ENDPOINT, or TIMEOUT if that answer was
+ * rate-limited), and its completion is the results alone.
+ */
+static void outbuf_failed(struct sweep *s)
+{
+	struct sockaddr_prism keep = s->dst;
+	const struct prism_msg *m = NULL;
+	struct prism_chain_buf c;
+	char why[256] = "";
+	size_t head;
+	int bad;
+
+	s->dst.sprism_ep += 1000;
+	chain_init(s, &c);
+	prism_chain_set_timeout(&c, 2000);
+	prism_prep_read(&c, s->rkey, s->base + s->lay.r_off, (__u32)s->max_op);
+	bad = !run_chain(s, &c, &m, why, sizeof(why));
+	s->dst = keep;
+	head = sizeof(*m) + sizeof(m->res[0]);
+	ok(!bad && m && (m->status == PRISM_S_NO_ENDPOINT ||
+			 m->status == PRISM_S_TIMEOUT) &&
+	   m->len == head && m->res[0].status == m->status,
+	   "a failed chain with an output buffer: status %s, completion of %u B (%zu: the result alone)%s%s",
+	   m ? prism_status_str(m->status) : "none", m ? m->len : 0, head,
+	   m ? "" : ": ", m ? "" : why);
+}
+
 /* Drop CAP_IPC_LOCK from this process: 0 or -errno. */
 static int drop_ipc_lock(void)
 {
@@ -955,7 +986,7 @@ int main(int argc, char **argv)
 
 	nsizes = sweep_sizes(max, sizes);
 	printf("TAP version 13\n1..%u\n",
-	       __builtin_popcount(ops) + 1 + (s.outbuf ? 2 : 0));
+	       __builtin_popcount(ops) + 1 + (s.outbuf ? 3 : 0));
 	printf("# sizes 1..%u B (%u of them), chain deadline %u ms\n", max,
 	       nsizes, tmo);
 	for (i = 0; i < NR_OPS; i++)
@@ -963,6 +994,7 @@ int main(int argc, char **argv)
 			sweep_op(&s, (enum sweep_op)i, sizes, nsizes);
 	if (s.outbuf) {
 		outbuf_exact(&s);
+		outbuf_failed(&s);
 		outbuf_refusals(&s);
 	}
 	check_strays(&s);

@@ -151,7 +151,7 @@ if ! { ip netns add lg1 && ip netns add lg2 &&
 fi
 
 tap_header
-tap_plan 48
+tap_plan 50
 echo "# sizes up to $LARGE_MAX B, under netem up to $LARGE_NETEM_MAX B ($LARGE_NETEM)"
 
 mtu 1500
