@@ -194,6 +194,7 @@ void prism_seg_tx_init(struct prism_seg_tx *tx, u32 msg_len, u32 seg_size,
 	tx->nsegs = prism_seg_count(msg_len, seg_size);
 	tx->base = 0;
 	tx->next = 0;
+	tx->sent_max = 0;
 	tx->limit = min(tx->nsegs,
 			prism_seg_window(PRISM_SEG_INIT_WINDOW, seg_size));
 	tx->seq = 0;
@@ -250,20 +251,24 @@ void prism_seg_tx_delete(struct prism_seg_tx *tx)
  * prism_seg_tx_restart() - send a message again from its first segment
  * @tx: the sender
  *
- * Forgets what was sent and acknowledged (the receiver kept none of it);
- * keeps the reorder threshold learnt.
+ * Forgets what was sent and acknowledged (the receiver kept none of it, as
+ * far as the sender knows); keeps the reorder threshold learnt and how far
+ * it ever sent.  A NACK may be for an earlier transmission of the request
+ * while a later one started a reassembly that holds segments sent before:
+ * the grants of that receiver are still taken (prism_seg_tx_ack()).
  *
  * Context: Any context.
  */
 void prism_seg_tx_restart(struct prism_seg_tx *tx)
 {
-	u32 reorder = tx->reorder;
+	u32 reorder = tx->reorder, sent_max = tx->sent_max;
 
 	bitmap_zero(tx->acked, tx->nsegs);
 	memset(tx->sent_seq, 0, tx->nsegs * sizeof(*tx->sent_seq));
 	prism_seg_tx_init(tx, tx->msg_len, tx->seg_size, tx->acked,
 			  tx->sent_seq);
 	tx->reorder = reorder;
+	tx->sent_max = sent_max;
 }
 EXPORT_SYMBOL_IF_KUNIT(prism_seg_tx_restart);
 
@@ -284,7 +289,8 @@ static void prism_seg_tx_ack_one(struct prism_seg_tx *tx, u32 i, u32 *hi_seq)
  *
  * Acknowledges the segments below @g->base and those of @g->sack, and
  * raises the sender's limit to @g->limit.  Acknowledgements of segments
- * never sent are ignored (a receiver cannot have them).  Duplicates seen by
+ * never sent are ignored (a receiver cannot have them); segments sent only
+ * before a restart count as sent.  Duplicates seen by
  * the receiver after the sender resent segments double the reorder
  * threshold (up to PRISM_SACK_BITS).
  *
@@ -295,21 +301,23 @@ static void prism_seg_tx_ack_one(struct prism_seg_tx *tx, u32 i, u32 *hi_seq)
 int prism_seg_tx_ack(struct prism_seg_tx *tx, const struct prism_grant *g,
 		     u32 *hi_seq)
 {
-	u32 i, s;
+	u32 i, s, sent = max(tx->next, tx->sent_max);
 
 	*hi_seq = 0;
-	if (g->base > tx->next || g->limit > tx->nsegs || g->limit < g->base)
+	if (g->base > sent || g->limit > tx->nsegs || g->limit < g->base)
 		return -EINVAL;
 	for (i = tx->base; i < g->base; i++)
 		prism_seg_tx_ack_one(tx, i, hi_seq);
 	for_each_set_bit(i, g->sack, PRISM_SACK_BITS) {
 		s = g->base + 1 + i;
-		if (s >= tx->next)
+		if (s >= sent)
 			break;
 		prism_seg_tx_ack_one(tx, s, hi_seq);
 	}
 	while (tx->base < tx->nsegs && test_bit(tx->base, tx->acked))
 		tx->base++;
+	/* After a restart the receiver may have more than was sent since. */
+	tx->next = max(tx->next, tx->base);
 	tx->limit = max(tx->limit, g->limit);
 	if (g->dups && tx->resent)
 		tx->reorder = min(tx->reorder * 2, PRISM_SACK_BITS);
@@ -351,9 +359,14 @@ u32 prism_seg_tx_pick(struct prism_seg_tx *tx, bool probe, u32 hi_seq,
 		(*resent)++;
 	}
 	while (tx->next < tx->limit && n < max) {
-		todo[n++] = tx->next;
-		tx->sent_seq[tx->next++] = ++tx->seq;
+		/* Acknowledged already: the receiver kept it across a restart. */
+		if (!test_bit(tx->next, tx->acked)) {
+			todo[n++] = tx->next;
+			tx->sent_seq[tx->next] = ++tx->seq;
+		}
+		tx->next++;
 	}
+	tx->sent_max = max(tx->sent_max, tx->next);
 	return n;
 }
 EXPORT_SYMBOL_IF_KUNIT(prism_seg_tx_pick);

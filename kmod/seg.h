@@ -135,7 +135,9 @@ struct prism_seg_rx {
  * @seg_size: bytes of each segment but the last
  * @nsegs: segments of the message
  * @base: first segment not yet acknowledged
- * @next: first segment never sent
+ * @next: first segment never sent (since the last restart)
+ * @sent_max: segments below it were sent once, before a restart too: a
+ *            receiver may hold them
  * @limit: segments below it may be sent
  * @seq: transmissions so far
  * @reorder: a segment is presumed lost once one sent this many
@@ -150,6 +152,7 @@ struct prism_seg_tx {
 	u32		nsegs;
 	u32		base;
 	u32		next;
+	u32		sent_max;
 	u32		limit;
 	u32		seq;
 	u32		reorder;

@@ -274,6 +274,52 @@ static void tx_refuses_impossible_grants(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, tx.base, 2U);
 }
 
+/*
+ * A restart forgets what the receiver had acknowledged, but a receiver may
+ * still hold those segments: its NACK was for an earlier transmission of the
+ * request, and a later one started the reassembly that has them (seen under
+ * load, 2026-11-28: such grants were refused and the chain timed out).  Its
+ * grants are taken: what it has is not sent again.  A base beyond anything
+ * ever sent is still refused.
+ */
+static void tx_grant_after_restart(struct kunit *test)
+{
+	DECLARE_BITMAP(acked, T_NSEGS) = {};
+	u32 sent_seq[T_NSEGS] = {}, todo[32], hi, resent = 0, n;
+	struct prism_seg_tx tx;
+	struct prism_grant g = {};
+
+	t_tx_init(&tx, acked, sent_seq);
+	KUNIT_ASSERT_EQ(test, prism_seg_tx_pick(&tx, false, 0, todo, 8,
+						&resent), 8U);
+	prism_seg_tx_restart(&tx);
+	KUNIT_ASSERT_EQ(test, prism_seg_tx_pick(&tx, false, 0, todo, 2,
+						&resent), 2U);
+	/* The receiver has 0..5 and 7 from before the restart. */
+	g.base = 6;
+	g.limit = T_NSEGS;
+	__set_bit(0, g.sack);		/* segment 7 */
+	KUNIT_ASSERT_EQ(test, prism_seg_tx_ack(&tx, &g, &hi), 0);
+	KUNIT_EXPECT_EQ(test, tx.base, 6U);
+	KUNIT_EXPECT_TRUE(test, test_bit(7, acked));
+	/* A probe resends 6 only; then the rest, never 0..5 or 7. */
+	n = prism_seg_tx_pick(&tx, true, 0, todo, ARRAY_SIZE(todo), &resent);
+	KUNIT_ASSERT_EQ(test, n, T_NSEGS - 7);
+	KUNIT_EXPECT_EQ(test, todo[0], 6U);
+	KUNIT_EXPECT_EQ(test, todo[1], 8U);
+	/* Beyond anything ever sent: refused. */
+	prism_seg_tx_restart(&tx);
+	g.base = T_NSEGS;
+	memset(g.sack, 0, sizeof(g.sack));
+	KUNIT_EXPECT_EQ(test, prism_seg_tx_ack(&tx, &g, &hi), 0);
+	t_tx_init(&tx, acked, sent_seq);
+	memset(acked, 0, sizeof(acked));
+	prism_seg_tx_pick(&tx, false, 0, todo, 3, &resent);
+	prism_seg_tx_restart(&tx);
+	g.base = 4;
+	KUNIT_EXPECT_EQ(test, prism_seg_tx_ack(&tx, &g, &hi), -EINVAL);
+}
+
 /* The first window is PRISM_SEG_INIT_WINDOW bytes, at least a segment. */
 static void tx_first_window(struct kunit *test)
 {
@@ -332,6 +378,7 @@ static struct kunit_case prism_seg_test_cases[] = {
 	KUNIT_CASE(rx_grant_due),
 	KUNIT_CASE(tx_resends_only_missing),
 	KUNIT_CASE(tx_refuses_impossible_grants),
+	KUNIT_CASE(tx_grant_after_restart),
 	KUNIT_CASE(tx_first_window),
 	KUNIT_CASE(grant_wire_round_trip),
 	{}
