@@ -312,14 +312,15 @@ static int prism_sendmsg(struct socket *sock, struct msghdr *msg, size_t len)
 	if (err)
 		return err;
 
-	buf = kvmalloc(len, GFP_KERNEL);
+	/* A chain larger than a frame keeps it (prism_client_submit()). */
+	buf = kvmalloc(len, GFP_KERNEL_ACCOUNT);
 	if (!buf)
 		return -ENOMEM;
 	if (!copy_from_iter_full(buf, len, &msg->msg_iter)) {
 		err = -EFAULT;
 		goto out;
 	}
-	err = prism_client_submit(psk, &pa, ep, buf, len, has_ob ? &ob : NULL);
+	err = prism_client_submit(psk, &pa, ep, &buf, len, has_ob ? &ob : NULL);
 	if (!err)
 		err = len;
 out:

@@ -392,9 +392,11 @@ static void prism_req_timer(struct timer_list *t)
  * @dst: link address of the target (checked by the caller, in the kind
  *       of @psk's link)
  * @dst_ep: endpoint id of the target, not 0
- * @ubuf: kernel copy of what userspace wrote: &struct prism_chain, then its
- *        ops (&struct prism_op and inline data)
- * @len: bytes at @ubuf, at least sizeof(struct prism_chain)
+ * @ubufp: kernel copy of what userspace wrote: &struct prism_chain, then
+ *         its ops (&struct prism_op and inline data), a kvmalloc() block.
+ *         A chain larger than one frame is encoded there, in place, and
+ *         keeps it: *@ubufp is then NULL, and the chain frees it.
+ * @len: bytes at *@ubufp, at least sizeof(struct prism_chain)
  * @uob: the chain's output buffer (PRISM_CMSG_OUTBUF), or NULL
  *
  * Encodes the chain into a request frame, preallocates its completion
@@ -422,9 +424,10 @@ static void prism_req_timer(struct timer_list *t)
  * * -ENOMEM: out of memory.
  */
 int prism_client_submit(struct prism_sock *psk, const struct prism_paddr *dst,
-			u32 dst_ep, const u8 *ubuf, u32 len,
+			u32 dst_ep, u8 **ubufp, u32 len,
 			const struct prism_outbuf *uob)
 {
+	u8 *ubuf = *ubufp;
 	const struct prism_chain *chain = (const struct prism_chain *)ubuf;
 	struct net *net = sock_net(&psk->sk);
 	struct sk_buff_head segs;
@@ -467,15 +470,17 @@ int prism_client_submit(struct prism_sock *psk, const struct prism_paddr *dst,
 				      chain->nops, req->frame + sizeof(*hdr),
 				      cap, &resp_len);
 	if (body_len == -EMSGSIZE) {
-		/* Larger than a frame: sent in segments from here. */
-		err = -ENOMEM;
-		req->body = kvmalloc(len - sizeof(*chain), GFP_KERNEL_ACCOUNT);
-		if (!req->body)
-			goto out_req;
+		/*
+		 * Larger than a frame: encoded in place (the header stays as
+		 * it is) and sent in segments from there.
+		 */
 		body_len = prism_chain_encode(ubuf + sizeof(*chain),
 					      len - sizeof(*chain),
-					      chain->nops, req->body,
+					      chain->nops, ubuf + sizeof(*chain),
 					      len - sizeof(*chain), &resp_len);
+		req->body = ubuf + sizeof(*chain);
+		req->body_buf = ubuf;
+		*ubufp = NULL;
 	}
 	if (body_len < 0) {
 		err = body_len;

@@ -42,7 +42,8 @@ struct prism_ckey;
  * @frame: header and body of the REQ, or the SREQ of a multi-frame
  *         request, for resending
  * @tx: multi-frame request: its segments; NULL otherwise
- * @body: multi-frame request: its body (@tx.msg_len bytes)
+ * @body: multi-frame request: its body (@tx.msg_len bytes), in @body_buf
+ * @body_buf: the submission it was encoded in (kvmalloc()), freed with it
  * @rx: answer larger than a frame possible: its segments; NULL otherwise
  * @rx_started: @rx was set up by the answer's first segment
  * @held: waiting for room in a congestion window, never sent (reqs lock)
@@ -84,6 +85,7 @@ struct prism_req {
 	u8			*frame;
 	struct prism_seg_tx	*tx;
 	u8			*body;
+	u8			*body_buf;
 	struct prism_seg_rx	*rx;
 	bool			rx_started;
 	bool			held;

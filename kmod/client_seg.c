@@ -136,7 +136,8 @@ void prism_req_large_free(struct prism_req *req)
 {
 	prism_seg_tx_delete(req->tx);
 	req->tx = NULL;
-	kvfree(req->body);
+	kvfree(req->body_buf);
+	req->body_buf = NULL;
 	req->body = NULL;
 	if (req->rx)
 		prism_req_reasm_count(req, -1);

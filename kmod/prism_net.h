@@ -333,7 +333,7 @@ void prism_serve_grant(struct net *net, struct sk_buff *skb,
 
 /* client.c */
 int prism_client_submit(struct prism_sock *psk, const struct prism_paddr *dst,
-			u32 dst_ep, const u8 *ubuf, u32 len,
+			u32 dst_ep, u8 **ubufp, u32 len,
 			const struct prism_outbuf *uob);
 void prism_client_response(struct prism_sock *psk, struct sk_buff *skb,
 			   const struct prism_whdr *hdr, const struct prism_paddr *src);

@@ -406,7 +406,8 @@ EXPORT_SYMBOL_IF_KUNIT(prism_wire_check);
  *       padded to 8 bytes)
  * @ops_len: bytes at @ops
  * @nops: ops in the chain
- * @out: buffer for the request body
+ * @out: buffer for the request body; may be @ops itself (the chain is
+ *       then encoded in place: a wire op takes the room of its host op)
  * @out_cap: bytes at @out
  * @resp_len: receives the length of the response body the chain needs
  *
@@ -440,7 +441,9 @@ int prism_chain_encode(const u8 *ops, u32 ops_len, u8 nops, u8 *out,
 			return -EINVAL;
 		prism_wop_encode(&pop.op, (struct prism_wop *)(out + at));
 		at += sizeof(struct prism_wop);
-		memcpy(out + at, pop.data, pos - at);
+		/* In place, the data is where it belongs already. */
+		if (out + at != pop.data)
+			memcpy(out + at, pop.data, pos - at);
 	}
 	*resp_len = resp;
 	return ops_len;

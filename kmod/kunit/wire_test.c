@@ -410,6 +410,33 @@ static void t_sample_chain(struct t_fix *f)
 		       .rkey = RK(f, RA), .addr = 16, .len = 100), NULL);
 }
 
+/*
+ * Encoding a chain in place (a large submission keeps its buffer) gives the
+ * same wire body and response length as encoding it elsewhere.
+ */
+static void encode_in_place(struct kunit *test)
+{
+	struct t_fix *f = test->priv;
+	u32 resp_len = 0, resp_in = 0;
+	u8 *out, *in;
+	int ret;
+
+	out = kunit_kzalloc(test, T_REQ_MAX, GFP_KERNEL);
+	in = kunit_kzalloc(test, T_REQ_MAX, GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, out);
+	KUNIT_ASSERT_NOT_NULL(test, in);
+	t_sample_chain(f);
+	ret = prism_chain_encode(f->q->host, f->q->len, f->q->nops, out,
+				 T_REQ_MAX, &resp_len);
+	KUNIT_ASSERT_EQ(test, ret, (int)f->q->len);
+	memcpy(in, f->q->host, f->q->len);
+	KUNIT_EXPECT_EQ(test, prism_chain_encode(in, f->q->len, f->q->nops, in,
+						 f->q->len, &resp_in),
+			(int)f->q->len);
+	KUNIT_EXPECT_MEMEQ_COMPAT(test, in, out, f->q->len);
+	KUNIT_EXPECT_EQ(test, resp_in, resp_len);
+}
+
 static void encode_matches_hand_built_wire_and_parses_back(struct kunit *test)
 {
 	struct t_fix *f = test->priv;
@@ -604,6 +631,7 @@ static struct kunit_case prism_wire_cases[] = {
 	KUNIT_CASE(nops_up_to_max_chain_accepted),
 	KUNIT_CASE(chain_work_is_bounded),
 	KUNIT_CASE(encode_matches_hand_built_wire_and_parses_back),
+	KUNIT_CASE(encode_in_place),
 	KUNIT_CASE(wop_encode_matches_fixed_bytes),
 	KUNIT_CASE(encode_errors),
 	KUNIT_CASE(encoded_chain_executes),
