@@ -41,65 +41,25 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
-#include <linux/capability.h>
-#include <sys/mman.h>
-#include <sys/resource.h>
 #include <sys/socket.h>
-#include <sys/syscall.h>
 #include <sys/time.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include "../st.h"	/* open_in_netns(), errno_name(), now_ms() */
 #include "../target.h"	/* target_mem(), target_addr_line() */
 #include "pu_tap.h"
+#include "large_sweep.h"
 
-enum sweep_op { OP_READ, OP_WRITE, OP_INDIRECT, OP_BOUNDED, OP_ALLOC,
-		OP_SEND, NR_OPS };
 #define OP_CHOICES	"read|write|indirect|bounded|alloc|send"
 static const char *const op_name[NR_OPS] = {
 	"READ", "WRITE", "READ|INDIRECT", "READ|INDIRECT|BOUNDED",
 	"ALLOC+READ", "SEND",
 };
 
-#define ALIGN8(x)	(((x) + 7) & ~(size_t)7)
-#define SLACK		4096u	/* READ/WRITE start offsets: [0, SLACK) */
-#define GUARD		64u	/* bytes after a WRITE/ALLOC that must stay */
 #define NBUFS		4u	/* free list buffers */
 #define SERVE_SEED	0x5e55e0ULL
 #define FREE_SEED	0xf7eeULL	/* free list buffers while free */
 #define MAX_DIAG	4	/* failures printed per op */
-#define OB_FILL		0xa5	/* output buffer bytes before a chain */
-
-/*
- * The target's memory, one region: READ area (max + SLACK), WRITE area
- * (max + SLACK + GUARD), two pointer cells, NBUFS free list buffers.
- */
-struct layout {
-	size_t	max, r_off, w_off, cell_off, fl_off, buf_size, len;
-};
-
-struct sweep {
-	int			fd;		/* client socket */
-	int			tfd;		/* local target, or -1 */
-	struct sockaddr_prism	dst, me;
-	struct prism_ring	ring;
-	struct layout		lay;
-	unsigned char		*mem;		/* local target memory */
-	__u64			base, rkey;
-	__u32			fl;
-	unsigned int		timeout_ms;
-	size_t			max_op;		/* --max-size */
-	unsigned char		*cbuf, *want, *rbuf;
-	size_t			cbuf_len, rbuf_len;
-	__u64			next_ud;
-	unsigned long		stray;		/* unexpected completions */
-	unsigned int		buf_busy;	/* free list buffers taken */
-	unsigned long		no_buffer;	/* ALLOC retries */
-	int			outbuf;		/* --outbuf */
-	unsigned char		*ob;		/* the output buffer */
-	size_t			ob_len;
-};
 
 /* ------------------------------------------------------------------------
  * Sizes and patterns
@@ -262,7 +222,7 @@ static int parse_target(struct sweep *s, char **w, int n, size_t *size)
 }
 
 /* A chain in s->cbuf, of the next user_data and the deadline. */
-static void chain_init(struct sweep *s, struct prism_chain_buf *c)
+void chain_init(struct sweep *s, struct prism_chain_buf *c)
 {
 	prism_chain_init(c, s->cbuf, s->cbuf_len, ++s->next_ud);
 	prism_chain_set_timeout(c, s->timeout_ms);
@@ -326,8 +286,8 @@ static void event_error(int res, int own, char *why, size_t wl)
  * until the next reap.  Completions of other chains are counted as
  * strays.  0, or -1 with why filled.
  */
-static int run_chain(struct sweep *s, struct prism_chain_buf *c,
-		     const struct prism_msg **m, char *why, size_t wl)
+int run_chain(struct sweep *s, struct prism_chain_buf *c,
+	      const struct prism_msg **m, char *why, size_t wl)
 {
 	__u64 ud = prism_chain_hdr(c)->user_data;
 	struct prism_ring_cqe ev;
@@ -383,40 +343,6 @@ static int run_chain(struct sweep *s, struct prism_chain_buf *c,
 			 prism_chain_nops(c));
 		return -1;
 	}
-	return 0;
-}
-
-/*
- * With an output buffer: m carries its results alone; op i's output of
- * len bytes is in the buffer (*p), and the bytes after it, padding aside,
- * are as before the chain.  0, or -1 with why filled.
- */
-static int check_outbuf(struct sweep *s, const struct prism_msg *m,
-			unsigned int i, size_t len, const unsigned char **p,
-			char *why, size_t wl)
-{
-	size_t head = sizeof(*m) + m->nops * sizeof(m->res[0]), k;
-	__u32 got;
-
-	if (m->len != head) {
-		snprintf(why, wl, "completion of %u B with an output buffer (expected %zu: the results alone)",
-			 m->len, head);
-		return -1;
-	}
-	*p = prism_msg_outbuf_data(m, i, s->ob, s->ob_len, &got);
-	if (len && !*p) {
-		snprintf(why, wl, "op %u: output [%u, +%u) outside the output buffer",
-			 i, m->res[i].offset, m->res[i].len);
-		return -1;
-	}
-	if (i || m->nops != 1)
-		return 0;
-	for (k = ALIGN8(len); k < s->ob_len && k < ALIGN8(len) + GUARD; k++)
-		if (s->ob[k] != OB_FILL) {
-			snprintf(why, wl, "output buffer byte %zu after a %zu B output written (0x%02x)",
-				 k, len, s->ob[k]);
-			return -1;
-		}
 	return 0;
 }
 
@@ -484,8 +410,8 @@ static int read_check(struct sweep *s, __u64 addr, __u16 flags, size_t len,
  * The ops: one size each; 0, or -1 with why filled
  */
 
-static int do_read(struct sweep *s, enum sweep_op op, size_t n, char *why,
-		   size_t wl)
+int do_read(struct sweep *s, enum sweep_op op, size_t n, char *why,
+	    size_t wl)
 {
 	size_t off = off_of(n), len = n;
 	__u64 seed = SERVE_SEED, cell = s->base + s->lay.cell_off;
@@ -691,147 +617,6 @@ static void check_strays(struct sweep *s)
 	   s->stray, left);
 }
 
-/* ------------------------------------------------------------------------
- * Output buffers: the exact size, the refusals
- */
-
-/* A READ of --max-size bytes with an output buffer of exactly its size. */
-static void outbuf_exact(struct sweep *s)
-{
-	size_t keep = s->ob_len;
-	char why[256] = "";
-	int bad;
-
-	s->ob_len = ALIGN8(s->max_op);
-	bad = do_read(s, OP_READ, s->max_op, why, sizeof(why));
-	s->ob_len = keep;
-	ok(!bad, "output buffer of exactly the outputs' size (%zu B) accepted, data exact%s%s",
-	   ALIGN8(s->max_op), bad ? ": " : "", why);
-}
-
-/*
- * A READ of --max-size bytes with an output buffer to an endpoint nobody
- * bound: the chain fails (NO_ENDPOINT, or TIMEOUT if that answer was
- * rate-limited), and its completion is the results alone.
- */
-static void outbuf_failed(struct sweep *s)
-{
-	struct sockaddr_prism keep = s->dst;
-	const struct prism_msg *m = NULL;
-	struct prism_chain_buf c;
-	char why[256] = "";
-	size_t head;
-	int bad;
-
-	s->dst.sprism_ep += 1000;
-	chain_init(s, &c);
-	prism_chain_set_timeout(&c, 2000);
-	prism_prep_read(&c, s->rkey, s->base + s->lay.r_off, (__u32)s->max_op);
-	bad = !run_chain(s, &c, &m, why, sizeof(why));
-	s->dst = keep;
-	head = sizeof(*m) + sizeof(m->res[0]);
-	ok(!bad && m && (m->status == PRISM_S_NO_ENDPOINT ||
-			 m->status == PRISM_S_TIMEOUT) &&
-	   m->len == head && m->res[0].status == m->status,
-	   "a failed chain with an output buffer: status %s, completion of %u B (%zu: the result alone)%s%s",
-	   m ? prism_status_str(m->status) : "none", m ? m->len : 0, head,
-	   m ? "" : ": ", m ? "" : why);
-}
-
-/* Drop CAP_IPC_LOCK from this process: 0 or -errno. */
-static int drop_ipc_lock(void)
-{
-	struct __user_cap_header_struct h = {
-		.version = _LINUX_CAPABILITY_VERSION_3,
-	};
-	struct __user_cap_data_struct d[_LINUX_CAPABILITY_U32S_3];
-	const unsigned int bit = 1u << (CAP_IPC_LOCK % 32);
-
-	if (syscall(SYS_capget, &h, d))
-		return -errno;
-	d[CAP_IPC_LOCK / 32].effective &= ~bit;
-	d[CAP_IPC_LOCK / 32].permitted &= ~bit;
-	d[CAP_IPC_LOCK / 32].inheritable &= ~bit;
-	return syscall(SYS_capset, &h, d) ? -errno : 0;
-}
-
-/*
- * A READ of --max-size bytes submitted (sendmsg) with the output buffer
- * [buf, +len): 0 if accepted, else -errno.
- */
-static int submit_read_ob(struct sweep *s, void *buf, size_t len)
-{
-	struct prism_chain_buf c;
-
-	prism_chain_init(&c, s->cbuf, s->cbuf_len, ++s->next_ud);
-	prism_prep_read(&c, s->rkey, s->base + s->lay.r_off,
-			(__u32)s->max_op);
-	prism_chain_set_outbuf(&c, buf, len);
-	return prism_submit(s->fd, &s->dst, &c);
-}
-
-/* The same in a child without CAP_IPC_LOCK and with RLIMIT_MEMLOCK 0. */
-static int submit_read_ob_unlocked(struct sweep *s)
-{
-	struct rlimit rl = { 0, 0 };
-	int status, err;
-	pid_t pid;
-
-	pid = fork();
-	if (pid < 0)
-		return -errno;
-	if (!pid) {
-		err = drop_ipc_lock();
-		if (!err && setrlimit(RLIMIT_MEMLOCK, &rl))
-			err = -errno;
-		if (err) {
-			printf("# child: dropping CAP_IPC_LOCK or RLIMIT_MEMLOCK: %s\n",
-			       errno_name(-err));
-			_exit(255);
-		}
-		err = submit_read_ob(s, s->ob, s->ob_len);
-		_exit(err == -ENOMEM ? 0 : err ? -err : 254);
-	}
-	if (waitpid(pid, &status, 0) != pid || !WIFEXITED(status))
-		return -ECHILD;
-	status = WEXITSTATUS(status);
-	return status == 0 ? -ENOMEM : status == 254 ? 0 : -status;
-}
-
-/*
- * Refused output buffers: one byte short, read-only, past RLIMIT_MEMLOCK;
- * each counted, and afterwards no page of the socket's stays pinned.
- */
-static void outbuf_refusals(struct sweep *s)
-{
-	size_t need = ALIGN8(s->max_op);
-	struct prism_stats st0, st1;
-	int e_short, e_ro, e_lock, err;
-	long long end;
-	void *ro;
-
-	err = prism_get_stats(s->fd, &st0);
-	e_short = submit_read_ob(s, s->ob, need - 1);
-	ro = mmap(NULL, need, PROT_READ, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-	e_ro = ro == MAP_FAILED ? -errno : submit_read_ob(s, ro, need);
-	if (ro != MAP_FAILED)
-		munmap(ro, need);
-	e_lock = submit_read_ob_unlocked(s);
-	/* The gauge falls when a chain is freed, after its completion. */
-	end = now_ms() + 5000;
-	do {
-		err = err ? err : prism_get_stats(s->fd, &st1);
-	} while (!err && st1.outbuf_pages && now_ms() < end &&
-		 !usleep(10000));
-	ok(!err && e_short == -EINVAL && e_ro == -EFAULT && e_lock == -ENOMEM &&
-	   st1.outbuf_refused - st0.outbuf_refused == 3 && !st1.outbuf_pages,
-	   "output buffer refused: one byte short %s, read-only %s, past RLIMIT_MEMLOCK without CAP_IPC_LOCK %s (expected EINVAL, EFAULT, ENOMEM); outbuf_refused +%llu (3); outbuf_pages %llu (0)%s%s",
-	   errno_name(-e_short), errno_name(-e_ro), errno_name(-e_lock),
-	   err ? 0ULL : (unsigned long long)(st1.outbuf_refused - st0.outbuf_refused),
-	   err ? 0ULL : (unsigned long long)st1.outbuf_pages,
-	   err ? "; stats: " : "", err ? errno_name(-err) : "");
-}
-
 /*
  * Chains of --max-size bytes, two in flight, until killed or a failure:
  * READs of the target's pattern, and with write in ops, every other one a
@@ -902,6 +687,7 @@ int main(int argc, char **argv)
 	unsigned int ops = 0, max = PRISM_MAX_OP_DATA, tmo = 30000, nsizes, i;
 	int serve = 0, loop = 0, first, err;
 	size_t sizes[96], size = 0;
+	char msg[512];
 	const struct pu_opt opts[] = {
 		PU_OPT("if", ifname, "IF", "interface of this process' socket"),
 		PU_OPT("target-ns", tns, "NS", "sweep: the target's netns"),
@@ -993,9 +779,9 @@ int main(int argc, char **argv)
 		if (ops & (1u << i))
 			sweep_op(&s, (enum sweep_op)i, sizes, nsizes);
 	if (s.outbuf) {
-		outbuf_exact(&s);
-		outbuf_failed(&s);
-		outbuf_refusals(&s);
+		ok(outbuf_exact(&s, msg, sizeof(msg)), "%s", msg);
+		ok(outbuf_failed(&s, msg, sizeof(msg)), "%s", msg);
+		ok(outbuf_refusals(&s, msg, sizeof(msg)), "%s", msg);
 	}
 	check_strays(&s);
 	if (s.no_buffer)
